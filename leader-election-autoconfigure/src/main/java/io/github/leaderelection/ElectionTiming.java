@@ -1,0 +1,58 @@
+package io.github.leaderelection;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The three durations that govern an election, as in Kubernetes client-go.
+ *
+ * <ul>
+ * <li>{@code leaseDuration}: how long the store keeps a lease that is not renewed; crash failover
+ * takes at most {@code leaseDuration + 1.2 x retryPeriod}.</li>
+ * <li>{@code renewDeadline}: how long a leader keeps believing after the start of its last
+ * successful renewal. The gap to {@code leaseDuration} is the margin that absorbs differences in
+ * clock rate between this process and the store.</li>
+ * <li>{@code retryPeriod}: how often the leader renews and followers try (with up to 20% jitter).
+ * </li>
+ * </ul>
+ *
+ * @param leaseDuration lease kept by the store
+ * @param renewDeadline local belief after the start of the last successful renewal
+ * @param retryPeriod interval between renewals and attempts
+ */
+public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+
+	/** Share of the retry period added at random to followers' attempts. */
+	public static final double JITTER = 0.2;
+
+	/** 15s / 10s / 2s, the defaults of client-go. */
+	public static final ElectionTiming DEFAULTS = new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10),
+			Duration.ofSeconds(2));
+
+	public ElectionTiming {
+		Objects.requireNonNull(leaseDuration, "leaseDuration");
+		Objects.requireNonNull(renewDeadline, "renewDeadline");
+		Objects.requireNonNull(retryPeriod, "retryPeriod");
+		if (retryPeriod.toMillis() < 1) {
+			throw new IllegalArgumentException("retry-period must be at least 1ms but is " + retryPeriod);
+		}
+		if (leaseDuration.compareTo(renewDeadline) <= 0) {
+			throw new IllegalArgumentException("lease-duration must be greater than renew-deadline, but lease-duration is "
+					+ leaseDuration + " and renew-deadline is " + renewDeadline);
+		}
+		Duration minimumRenewDeadline = retryPeriod.multipliedBy(12).dividedBy(10);
+		if (renewDeadline.compareTo(minimumRenewDeadline) <= 0) {
+			throw new IllegalArgumentException("renew-deadline must be greater than 1.2 x retry-period, but renew-deadline is "
+					+ renewDeadline + " and 1.2 x retry-period is " + minimumRenewDeadline + " (retry-period " + retryPeriod + ")");
+		}
+	}
+
+	/**
+	 * The timeout for one store call: one retry period, which the validation above keeps well
+	 * below the renew deadline, so a hung call cannot outlive the leader's belief.
+	 */
+	public Duration storeCallTimeout() {
+		return this.retryPeriod;
+	}
+
+}

@@ -1,0 +1,144 @@
+package io.github.leaderelection.memory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongSupplier;
+
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A lease store held in this JVM's memory: for tests and local runs of a single process, where
+ * every candidate shares one instance. It pushes every change to its watchers, like the stores
+ * that can.
+ */
+public class InMemoryLeaseStore implements LeaseStore {
+
+	private final Map<String, Row> rows = new ConcurrentHashMap<>();
+
+	private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
+
+	private final LongSupplier nanoClock;
+
+	public InMemoryLeaseStore() {
+		this(System::nanoTime);
+	}
+
+	/**
+	 * Creates a store whose lease clock is the given nanosecond source (the store's own clock,
+	 * independent of the candidates').
+	 */
+	public InMemoryLeaseStore(LongSupplier nanoClock) {
+		this.nanoClock = nanoClock;
+	}
+
+	@Override
+	public Optional<Lease> read(String group, Duration timeout) {
+		Row row = this.rows.get(group);
+		return (row != null) ? Optional.of(row.toLease(group, this.nanoClock.getAsLong())) : Optional.empty();
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+		long now = this.nanoClock.getAsLong();
+		Row[] taken = new Row[1];
+		this.rows.compute(group, (key, row) -> {
+			if (row != null && !row.toLease(key, now).isAcquirableBy(candidateId)) {
+				return row;
+			}
+			long term = (row != null) ? row.term + 1 : 1;
+			long activeFrom = (row != null) ? Math.max(row.leaseEnd, now) : now;
+			taken[0] = new Row(candidateId, term, activeFrom, now + leaseDuration.toNanos());
+			return taken[0];
+		});
+		if (taken[0] == null) {
+			return Optional.empty();
+		}
+		notifyWatchers(group);
+		return Optional.of(taken[0].toLease(group, now));
+	}
+
+	@Override
+	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		long now = this.nanoClock.getAsLong();
+		boolean[] renewed = new boolean[1];
+		this.rows.computeIfPresent(lease.group(), (key, row) -> {
+			if (!row.isHeld(lease)) {
+				return row;
+			}
+			renewed[0] = true;
+			return new Row(row.holder, row.term, row.activeFrom, now + leaseDuration.toNanos());
+		});
+		return renewed[0];
+	}
+
+	@Override
+	public void release(Lease lease, Duration timeout) {
+		long now = this.nanoClock.getAsLong();
+		boolean[] released = new boolean[1];
+		this.rows.computeIfPresent(lease.group(), (key, row) -> {
+			if (!row.isHeld(lease)) {
+				return row;
+			}
+			released[0] = true;
+			return new Row(null, row.term, row.activeFrom, Math.min(row.leaseEnd, now));
+		});
+		if (released[0]) {
+			notifyWatchers(lease.group());
+		}
+	}
+
+	@Override
+	public void forceLeader(String group, String candidateId, Duration timeout) {
+		long now = this.nanoClock.getAsLong();
+		this.rows.compute(group, (key, row) -> (row != null)
+				? new Row(candidateId, row.term, row.activeFrom, Math.max(row.leaseEnd, now))
+				: new Row(candidateId, 0, now, now));
+		notifyWatchers(group);
+	}
+
+	@Override
+	public void clear(String group, Duration timeout) {
+		this.rows.computeIfPresent(group, (key, row) -> new Row(null, row.term, row.activeFrom, row.leaseEnd));
+		notifyWatchers(group);
+	}
+
+	@Override
+	public AutoCloseable watch(String group, Runnable onChange) {
+		List<Runnable> groupWatchers = this.watchers.computeIfAbsent(group, (key) -> new CopyOnWriteArrayList<>());
+		groupWatchers.add(onChange);
+		return () -> groupWatchers.remove(onChange);
+	}
+
+	@Override
+	public String backend() {
+		return "in-memory";
+	}
+
+	private void notifyWatchers(String group) {
+		for (Runnable watcher : new ArrayList<>(this.watchers.getOrDefault(group, List.of()))) {
+			watcher.run();
+		}
+	}
+
+	private record Row(@Nullable String holder, long term, long activeFrom, long leaseEnd) {
+
+		boolean isHeld(Lease lease) {
+			return lease.holder() != null && lease.holder().equals(this.holder) && lease.term() == this.term;
+		}
+
+		Lease toLease(String group, long now) {
+			return new Lease(group, this.holder, this.term, Duration.ofNanos(this.leaseEnd - now),
+					Duration.ofNanos(Math.max(0, this.activeFrom - now)));
+		}
+
+	}
+
+}

@@ -1,0 +1,78 @@
+package io.github.leaderelection.spi;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The storage a backend provides to the election engine: a record per group holding a holder, a
+ * term and a lease that the store expires by its own clock.
+ *
+ * <p>A store is stateless and thread-safe, and knows nothing of timing, retries or events: the
+ * engine owns all of that. Each method is one atomic operation on the store and must return or
+ * fail within the given timeout. Failures are thrown as exceptions; the engine survives them.
+ *
+ * <p>The rules every store keeps (checked by the contract tests):
+ * <ul>
+ * <li>a lease is taken only when it is free, expired or already names the candidate, and every
+ * take increments the term, which never decreases (not even after {@link #clear});</li>
+ * <li>renew and release act only for the exact holder and term they are given;</li>
+ * <li>expiry is judged by the store's clock alone.</li>
+ * </ul>
+ */
+public interface LeaseStore {
+
+	/**
+	 * Reads a group's lease.
+	 * @return the lease, or empty when the group has never been led
+	 */
+	Optional<Lease> read(String group, Duration timeout);
+
+	/**
+	 * Takes the lease for the candidate if {@link Lease#isAcquirableBy} holds in the store at that
+	 * instant, with a term one greater than the last, expiring {@code leaseDuration} from now.
+	 * @return the lease taken (its {@link Lease#activeIn()} is positive when an unexpired lease
+	 * of another holder was taken over), or empty when another candidate holds a live lease
+	 */
+	Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout);
+
+	/**
+	 * Extends the lease to {@code leaseDuration} from now, only if it still has this lease's holder
+	 * and term.
+	 * @return whether the lease was extended
+	 */
+	boolean renew(Lease lease, Duration leaseDuration, Duration timeout);
+
+	/**
+	 * Ends the lease at once, only if it still has this lease's holder and term; otherwise does
+	 * nothing. The caller must have stopped acting as leader before calling this.
+	 */
+	void release(Lease lease, Duration timeout);
+
+	/**
+	 * Names a candidate as holder, keeping the current lease end, so that the current holder's
+	 * renewals fail and the candidate takes over (through {@link #tryAcquire}) once the current
+	 * lease is over.
+	 */
+	void forceLeader(String group, String candidateId, Duration timeout);
+
+	/**
+	 * Removes the holder, keeping the term and the current lease end, so that the current holder's
+	 * renewals fail and any candidate may take over once the current lease is over.
+	 */
+	void clear(String group, Duration timeout);
+
+	/**
+	 * Asks to be told when a group's lease may have changed, for stores that can push (watches,
+	 * pub/sub, notifications); the engine then tries at once instead of at its next retry. The
+	 * callback must be cheap and must not block. Stores that cannot push keep this default.
+	 * @return a handle that stops the notifications
+	 */
+	default AutoCloseable watch(String group, Runnable onChange) {
+		return () -> {
+		};
+	}
+
+	/** A short name of the store type for logs, health and metrics, such as {@code jdbc}. */
+	String backend();
+
+}

@@ -1,0 +1,611 @@
+package io.github.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.leaderelection.ElectionTiming;
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.LeaderInfo;
+import io.github.leaderelection.Leadership;
+import io.github.leaderelection.RevocationReason;
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The election loop of one group: acquires, renews and releases the group's lease through the
+ * store, and turns what it learns into a belief that ends at a deadline on the monotonic clock.
+ *
+ * <p>State lives in two places. The belief is one volatile immutable object, read without a lock
+ * by {@link #isLeader()}. Everything else is guarded by {@code this} and changed only in short
+ * synchronized blocks that never contain a store call, so a hung store cannot block readers, the
+ * deadline timer or an administrator.
+ *
+ * <p>Attempts run on the engine's shared store threads, at most one at a time per group: a request
+ * arriving while one runs is folded into a single follow-up attempt.
+ */
+final class GroupElector implements LeaderElection {
+
+	private static final Logger logger = LoggerFactory.getLogger(GroupElector.class);
+
+	private final String group;
+
+	private final LeaderElectionEngine engine;
+
+	private final LeaseStore store;
+
+	private final String candidateId;
+
+	private final long renewDeadlineNanos;
+
+	private final long retryPeriodNanos;
+
+	private final Duration callTimeout;
+
+	/** Non-null while this instance believes it leads, until {@link Belief#deadline}. */
+	private volatile @Nullable Belief belief;
+
+	/** The lease this instance holds in the store: believed, or pending until activeFrom. */
+	private @Nullable Lease held;
+
+	/** Renewals starting before this instant do not grant a pending lease. */
+	private long activeFromNanos;
+
+	/** After a yield, no acquire before this instant. */
+	private long competeAfterNanos;
+
+	private boolean releaseRequested;
+
+	private boolean started;
+
+	private boolean stopped;
+
+	private int consecutiveFailures;
+
+	private @Nullable LeaderInfo observed;
+
+	private @Nullable ScheduledFuture<?> nextAttempt;
+
+	private @Nullable ScheduledFuture<?> deadlineCheck;
+
+	private @Nullable AutoCloseable watch;
+
+	private final AtomicBoolean attemptRunning = new AtomicBoolean();
+
+	private volatile boolean attemptRequested;
+
+	GroupElector(String group, LeaderElectionEngine engine) {
+		this.group = group;
+		this.engine = engine;
+		this.store = engine.store();
+		this.candidateId = engine.candidateId();
+		this.renewDeadlineNanos = engine.timing().renewDeadline().toNanos();
+		this.retryPeriodNanos = engine.timing().retryPeriod().toNanos();
+		this.callTimeout = engine.timing().storeCallTimeout();
+	}
+
+	@Override
+	public String group() {
+		return this.group;
+	}
+
+	@Override
+	public String candidateId() {
+		return this.candidateId;
+	}
+
+	@Override
+	public boolean isLeader() {
+		Belief current = this.belief;
+		return current != null && current.isHeldAt(now());
+	}
+
+	@Override
+	public Optional<Leadership> leadership() {
+		Belief current = this.belief;
+		return (current != null && current.isHeldAt(now())) ? Optional.of(current.leadership) : Optional.empty();
+	}
+
+	private boolean isLeadingInTerm(long term) {
+		Belief current = this.belief;
+		return current != null && current.leadership.term() == term && current.isHeldAt(now());
+	}
+
+	@Override
+	public synchronized Optional<LeaderInfo> currentLeader() {
+		return Optional.ofNullable(this.observed);
+	}
+
+	@Override
+	public Optional<LeaderInfo> readLeader() {
+		Optional<Lease> lease = callStore("read the leader", () -> this.store.read(this.group, this.callTimeout));
+		observe(lease.orElse(null));
+		return lease.filter(Lease::hasLiveHolder).map(this::toLeaderInfo);
+	}
+
+	@Override
+	public boolean yieldLeadership() {
+		boolean wasLeading;
+		synchronized (this) {
+			Belief current = this.belief;
+			wasLeading = current != null && current.isHeldAt(now());
+			if (current != null) {
+				revoke(current, RevocationReason.YIELDED);
+			}
+			if (this.held != null) {
+				this.releaseRequested = true;
+				// Twice the retry period: followers try within 1.2 x, so one of them gets the lease first.
+				this.competeAfterNanos = now() + 2 * this.retryPeriodNanos;
+			}
+		}
+		requestAttempt();
+		return wasLeading;
+	}
+
+	@Override
+	public void forceLeader(String targetCandidateId) {
+		Names.requireValid("candidate id", targetCandidateId);
+		callStore("force candidate '" + targetCandidateId + "' to lead", () -> {
+			this.store.forceLeader(this.group, targetCandidateId, this.callTimeout);
+			return null;
+		});
+		if (!targetCandidateId.equals(this.candidateId)) {
+			dropLocally();
+		}
+		requestAttempt();
+	}
+
+	@Override
+	public void forceReelection() {
+		callStore("force a re-election", () -> {
+			this.store.clear(this.group, this.callTimeout);
+			return null;
+		});
+		dropLocally();
+		requestAttempt();
+	}
+
+	/**
+	 * The store no longer names this instance: stop believing now rather than at the next renewal.
+	 */
+	private synchronized void dropLocally() {
+		Belief current = this.belief;
+		if (current != null) {
+			revoke(current, RevocationReason.FORCED_ELSEWHERE);
+		}
+		this.held = null;
+	}
+
+	// Lifecycle, driven by the engine
+
+	synchronized void start() {
+		if (this.started || this.stopped) {
+			return;
+		}
+		this.started = true;
+		try {
+			this.watch = this.store.watch(this.group, this::requestAttempt);
+		}
+		catch (Exception ex) {
+			logger.warn("Could not watch group '{}' in the {} store; relying on polling every {}", this.group,
+					this.store.backend(), this.engine.timing().retryPeriod(), ex);
+		}
+		logger.debug("Joined the election of group '{}' as candidate '{}'", this.group, this.candidateId);
+		requestAttempt();
+	}
+
+	/**
+	 * Stops competing and stops believing; the lease stays in the store until
+	 * {@link #releaseAfterStop()}.
+	 */
+	synchronized void stop() {
+		if (this.stopped) {
+			return;
+		}
+		this.stopped = true;
+		cancel(this.nextAttempt);
+		cancel(this.deadlineCheck);
+		Belief current = this.belief;
+		if (current != null) {
+			revoke(current, RevocationReason.SHUTDOWN);
+		}
+		if (this.watch != null) {
+			try {
+				this.watch.close();
+			}
+			catch (Exception ex) {
+				logger.debug("Could not stop watching group '{}'", this.group, ex);
+			}
+		}
+	}
+
+	/**
+	 * Releases the lease of a stopped elector, if it still holds one, so that a follower takes over
+	 * at its next attempt instead of after the lease runs out.
+	 */
+	void releaseAfterStop() {
+		Lease lease;
+		synchronized (this) {
+			lease = this.held;
+			this.held = null;
+		}
+		if (lease != null) {
+			release(lease);
+		}
+	}
+
+	private void release(Lease lease) {
+		try {
+			this.store.release(lease, this.callTimeout);
+			logger.debug("Released the lease of group '{}' (term {})", this.group, lease.term());
+		}
+		catch (Exception ex) {
+			logger.warn("Could not release the lease of group '{}' (term {}); another candidate takes over when it "
+					+ "expires", this.group, lease.term(), ex);
+		}
+	}
+
+	// The attempt loop
+
+	void requestAttempt() {
+		this.attemptRequested = true;
+		if (this.attemptRunning.compareAndSet(false, true)) {
+			if (!this.engine.executeStoreTask(this::runAttempts)) {
+				this.attemptRunning.set(false);
+			}
+		}
+	}
+
+	private void runAttempts() {
+		try {
+			while (this.attemptRequested && isActive()) {
+				this.attemptRequested = false;
+				long delay = attemptSafely();
+				scheduleAttempt(delay);
+			}
+		}
+		finally {
+			this.attemptRunning.set(false);
+		}
+		if (this.attemptRequested && isActive()) {
+			requestAttempt();
+		}
+	}
+
+	private synchronized boolean isActive() {
+		return this.started && !this.stopped;
+	}
+
+	private synchronized void scheduleAttempt(long delayNanos) {
+		if (this.stopped) {
+			return;
+		}
+		cancel(this.nextAttempt);
+		this.nextAttempt = this.engine.schedule(this::requestAttempt, delayNanos);
+	}
+
+	/**
+	 * Runs one attempt; no exception ever leaves it, so nothing a store does can stop the election.
+	 * @return nanoseconds until the next attempt
+	 */
+	private long attemptSafely() {
+		try {
+			long delay = attempt();
+			recovered();
+			return delay;
+		}
+		catch (Throwable ex) {
+			if (ex instanceof VirtualMachineError error) {
+				throw error;
+			}
+			failed(ex);
+			return isHolding() ? this.retryPeriodNanos : followerDelay();
+		}
+	}
+
+	private long attempt() {
+		Lease lease;
+		boolean release;
+		synchronized (this) {
+			lease = this.held;
+			release = this.releaseRequested;
+		}
+		if (lease != null && release) {
+			this.store.release(lease, this.callTimeout);
+			synchronized (this) {
+				if (this.held == lease) {
+					this.held = null;
+				}
+				this.releaseRequested = false;
+			}
+			return followerDelay();
+		}
+		return (lease != null) ? renew(lease) : acquire();
+	}
+
+	private long renew(Lease lease) {
+		long start = now();
+		Belief before = this.belief;
+		if (before != null && !before.isHeldAt(start)) {
+			// Paused or starved past the deadline: the belief is over whatever the store says.
+			expire(before, false);
+			return 0;
+		}
+		boolean renewed = this.store.renew(lease, this.engine.timing().leaseDuration(), this.callTimeout);
+		if (!renewed) {
+			return lost(lease);
+		}
+		synchronized (this) {
+			if (this.held != lease || this.stopped) {
+				return this.retryPeriodNanos; // yielded, forced or stopped while renewing
+			}
+			Belief current = this.belief;
+			if (before != null) {
+				if (current != before) {
+					// The deadline passed during the call and leadership was revoked: a new grant
+					// needs a new term, so acquire again.
+					this.held = null;
+					return 0;
+				}
+				Belief extended = new Belief(current.leadership, start + this.renewDeadlineNanos);
+				this.belief = extended;
+				scheduleDeadlineCheck(extended);
+				return this.retryPeriodNanos;
+			}
+			long untilActive = this.activeFromNanos - start;
+			if (untilActive <= 0) {
+				grant(lease, start);
+				return this.retryPeriodNanos;
+			}
+			return Math.min(this.retryPeriodNanos, untilActive);
+		}
+	}
+
+	private long lost(Lease lease) {
+		Belief lostBelief;
+		synchronized (this) {
+			if (this.held != lease) {
+				return this.retryPeriodNanos;
+			}
+			this.held = null;
+			lostBelief = this.belief;
+			if (lostBelief != null) {
+				this.belief = null; // stop believing before asking the store why
+			}
+		}
+		Lease now = null;
+		try {
+			now = this.store.read(this.group, this.callTimeout).orElse(null);
+		}
+		catch (Exception ex) {
+			logger.debug("Could not read group '{}' after losing its lease", this.group, ex);
+		}
+		if (lostBelief != null) {
+			// Another holder, or none, before our deadline: only an administrator does that.
+			RevocationReason reason = (now != null) ? RevocationReason.FORCED_ELSEWHERE : RevocationReason.LEASE_LOST;
+			synchronized (this) {
+				announceRevoked(lostBelief, reason);
+			}
+		}
+		observe(now);
+		return 0;
+	}
+
+	private long acquire() {
+		Lease current = this.store.read(this.group, this.callTimeout).orElse(null);
+		observe(current);
+		synchronized (this) {
+			if (this.stopped || this.held != null) {
+				return this.retryPeriodNanos;
+			}
+			if (now() - this.competeAfterNanos < 0) {
+				return followerDelay();
+			}
+		}
+		if (current != null && !current.isAcquirableBy(this.candidateId)) {
+			return followerDelay();
+		}
+		long start = now();
+		Optional<Lease> taken = this.store.tryAcquire(this.group, this.candidateId,
+				this.engine.timing().leaseDuration(), this.callTimeout);
+		long end = now();
+		if (taken.isEmpty()) {
+			return followerDelay();
+		}
+		Lease lease = taken.get();
+		boolean stoppedMeanwhile;
+		synchronized (this) {
+			stoppedMeanwhile = this.stopped;
+			if (!stoppedMeanwhile) {
+				this.held = lease;
+				long untilActive = lease.activeIn().toNanos();
+				if (untilActive <= 0) {
+					grant(lease, start);
+					return this.retryPeriodNanos;
+				}
+				// Taken over before the previous lease ran out: wait until it surely has, measured
+				// from the end of our request, then grant on a renewal that starts after that.
+				this.activeFromNanos = end + untilActive;
+				logger.debug("Took the lease of group '{}' (term {}); acting in {} ms once the previous lease is over",
+						this.group, lease.term(), lease.activeIn().toMillis());
+				return Math.min(this.retryPeriodNanos, untilActive);
+			}
+		}
+		release(lease);
+		return this.retryPeriodNanos;
+	}
+
+	// Transitions: each runs with the lock held and turns a change into events
+
+	private void grant(Lease lease, long requestStart) {
+		Leadership leadership = new Leadership(this.group, this.candidateId, lease.term(), this::isLeadingInTerm);
+		Belief granted = new Belief(leadership, requestStart + this.renewDeadlineNanos);
+		this.belief = granted;
+		scheduleDeadlineCheck(granted);
+		logger.info("Leadership of group '{}' granted to candidate '{}' (term {})", this.group, this.candidateId,
+				lease.term());
+		this.engine.notifier().publish("granted " + leadership, (listener) -> listener.granted(leadership));
+		setObserved(new LeaderInfo(this.group, this.candidateId, lease.term()));
+	}
+
+	private void revoke(Belief current, RevocationReason reason) {
+		if (this.belief == current) {
+			this.belief = null;
+		}
+		announceRevoked(current, reason);
+	}
+
+	private void announceRevoked(Belief revoked, RevocationReason reason) {
+		cancel(this.deadlineCheck);
+		Leadership leadership = revoked.leadership;
+		logger.info("Leadership of group '{}' revoked from candidate '{}' (term {}): {}", this.group, this.candidateId,
+				leadership.term(), reason);
+		this.engine.notifier().publish("revoked " + leadership, (listener) -> listener.revoked(leadership, reason));
+		setObserved(null);
+	}
+
+	/**
+	 * Ends a belief whose deadline passed: a store error if renewals failed or one is still hanging,
+	 * otherwise the lease is lost (the process was paused or starved).
+	 */
+	private synchronized void expire(Belief expected, boolean storeCallPending) {
+		if (this.belief != expected) {
+			return;
+		}
+		boolean storeTrouble = this.consecutiveFailures > 0 || storeCallPending;
+		revoke(expected, storeTrouble ? RevocationReason.STORE_ERROR : RevocationReason.LEASE_LOST);
+		this.held = null;
+	}
+
+	private void scheduleDeadlineCheck(Belief current) {
+		cancel(this.deadlineCheck);
+		long delay = current.deadline - now();
+		this.deadlineCheck = this.engine.schedule(() -> checkDeadline(current), Math.max(0, delay));
+	}
+
+	/** Delivers the revocation when the deadline passes, even while a store call hangs. */
+	private void checkDeadline(Belief expected) {
+		synchronized (this) {
+			if (this.belief != expected) {
+				return;
+			}
+			if (expected.isHeldAt(now())) {
+				scheduleDeadlineCheck(expected);
+				return;
+			}
+			expire(expected, this.attemptRunning.get());
+		}
+		requestAttempt();
+	}
+
+	private void observe(@Nullable Lease lease) {
+		LeaderInfo leader = (lease != null && lease.hasLiveHolder()) ? toLeaderInfo(lease) : null;
+		synchronized (this) {
+			if (this.belief == null || leader != null) {
+				setObserved(leader);
+			}
+		}
+	}
+
+	private void setObserved(@Nullable LeaderInfo leader) {
+		if (Objects.equals(this.observed, leader)) {
+			return;
+		}
+		this.observed = leader;
+		this.engine.notifier().publish("leader changed in " + this.group,
+				(listener) -> listener.leaderChanged(this.group, leader));
+	}
+
+	private LeaderInfo toLeaderInfo(Lease lease) {
+		return new LeaderInfo(this.group, lease.holder(), lease.term());
+	}
+
+	// Failures
+
+	private synchronized void failed(Throwable ex) {
+		this.consecutiveFailures++;
+		if (this.consecutiveFailures == 1) {
+			logger.warn("Election of group '{}' could not reach the {} store (retrying every {}): {}", this.group,
+					this.store.backend(), this.engine.timing().retryPeriod(), ex.toString());
+			logger.debug("Store failure detail", ex);
+		}
+		else {
+			logger.debug("Election of group '{}' failed {} times in a row", this.group, this.consecutiveFailures, ex);
+		}
+	}
+
+	private synchronized void recovered() {
+		if (this.consecutiveFailures > 0) {
+			logger.info("Election of group '{}' reached the {} store again after {} failed attempts", this.group,
+					this.store.backend(), this.consecutiveFailures);
+			this.consecutiveFailures = 0;
+		}
+	}
+
+	/** Consecutive failed attempts; zero while the store answers. */
+	synchronized int consecutiveFailures() {
+		return this.consecutiveFailures;
+	}
+
+	private synchronized boolean isHolding() {
+		return this.held != null;
+	}
+
+	private <T> T callStore(String operation, Callable<T> call) {
+		try {
+			return call.call();
+		}
+		catch (Exception ex) {
+			throw new LeaderElectionException("Could not " + operation + " in group '" + this.group + "' ("
+					+ this.store.backend() + " store): " + ex.getMessage(), ex);
+		}
+	}
+
+	private long followerDelay() {
+		double jitter = 1 + ThreadLocalRandom.current().nextDouble() * ElectionTiming.JITTER;
+		return (long) (this.retryPeriodNanos * jitter);
+	}
+
+	private long now() {
+		return this.engine.nanoTime();
+	}
+
+	private static void cancel(@Nullable ScheduledFuture<?> future) {
+		if (future != null) {
+			future.cancel(false);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "LeaderElection[group=" + this.group + ", candidateId=" + this.candidateId + ", leader=" + isLeader()
+				+ "]";
+	}
+
+	/** A belief in leadership that holds until a deadline on the monotonic clock. */
+	private static final class Belief {
+
+		final Leadership leadership;
+
+		final long deadline;
+
+		Belief(Leadership leadership, long deadline) {
+			this.leadership = leadership;
+			this.deadline = deadline;
+		}
+
+		boolean isHeldAt(long nanoTime) {
+			return nanoTime - this.deadline < 0;
+		}
+
+	}
+
+}

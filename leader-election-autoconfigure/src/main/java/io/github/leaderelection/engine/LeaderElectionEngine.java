@@ -1,0 +1,336 @@
+package io.github.leaderelection.engine;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import io.github.leaderelection.ElectionTiming;
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionListener;
+import io.github.leaderelection.LeaderElectionRegistry;
+import io.github.leaderelection.spi.LeaseStore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the elections of all the groups an application joins, through one store, on a fixed set of
+ * threads: one timer, a small pool for store calls and one for notifications, however many groups
+ * there are. Usable without Spring.
+ *
+ * <pre class="code">
+ * LeaderElectionEngine engine = LeaderElectionEngine.builder(new JdbcLeaseStore(dataSource)).build();
+ * LeaderElection orders = engine.join("orders");
+ * engine.start();
+ * ...
+ * if (orders.isLeader()) { ... }
+ * ...
+ * engine.close(); // stops leading, then releases the leases
+ * </pre>
+ */
+public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionEngine.class);
+
+	private final LeaseStore store;
+
+	private final String candidateId;
+
+	private final ElectionTiming timing;
+
+	private final boolean releaseOnShutdown;
+
+	private final Duration shutdownTimeout;
+
+	private final LongSupplier nanoClock;
+
+	private final ScheduledThreadPoolExecutor timer;
+
+	private final ThreadPoolExecutor storeExecutor;
+
+	private final ExecutorService notifierExecutor;
+
+	private final Notifier notifier;
+
+	private final Map<String, GroupElector> electors = new ConcurrentHashMap<>();
+
+	private final Object lifecycleMonitor = new Object();
+
+	private boolean running;
+
+	private boolean closed;
+
+	private LeaderElectionEngine(Builder builder) {
+		this.store = builder.store;
+		this.candidateId = Names.requireValid("candidate id",
+				(builder.candidateId != null) ? builder.candidateId : defaultCandidateId());
+		this.timing = builder.timing;
+		this.releaseOnShutdown = builder.releaseOnShutdown;
+		this.shutdownTimeout = builder.shutdownTimeout;
+		this.nanoClock = builder.nanoClock;
+		this.timer = new ScheduledThreadPoolExecutor(1, threads("leader-election-timer"));
+		this.timer.setRemoveOnCancelPolicy(true);
+		this.storeExecutor = new ThreadPoolExecutor(builder.storeThreads, builder.storeThreads, 0, TimeUnit.MILLISECONDS,
+				new LinkedBlockingQueue<>(), threads("leader-election-store"));
+		this.notifierExecutor = Executors.newSingleThreadExecutor(threads("leader-election-events"));
+		this.notifier = new Notifier(this.notifierExecutor);
+		builder.listeners.forEach(this.notifier::addListener);
+	}
+
+	/** Starts building an engine that elects through the given store. */
+	public static Builder builder(LeaseStore store) {
+		return new Builder(store);
+	}
+
+	/**
+	 * A candidate id unique to this process: host name, process id and a random suffix, so that
+	 * two processes on one host, or a restarted process, never share one.
+	 */
+	public static String defaultCandidateId() {
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (Exception ex) {
+			host = "unknown-host";
+		}
+		long pid = ProcessHandle.current().pid();
+		String suffix = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0x1000000));
+		String id = host + "-" + pid + "-" + suffix;
+		return (id.length() <= Names.MAX_LENGTH) ? id : id.substring(id.length() - Names.MAX_LENGTH);
+	}
+
+	@Override
+	public String candidateId() {
+		return this.candidateId;
+	}
+
+	/** The durations this engine elects with. */
+	public ElectionTiming timing() {
+		return this.timing;
+	}
+
+	/** The store this engine elects through. */
+	public LeaseStore store() {
+		return this.store;
+	}
+
+	@Override
+	public LeaderElection join(String group) {
+		Names.requireValid("group", group);
+		synchronized (this.lifecycleMonitor) {
+			if (this.closed) {
+				throw new IllegalStateException("Cannot join group '" + group + "': the election engine is closed");
+			}
+			GroupElector elector = this.electors.computeIfAbsent(group, (name) -> new GroupElector(name, this));
+			if (this.running) {
+				elector.start();
+			}
+			return elector;
+		}
+	}
+
+	@Override
+	public Optional<LeaderElection> find(String group) {
+		return Optional.ofNullable(this.electors.get(group));
+	}
+
+	@Override
+	public Collection<LeaderElection> elections() {
+		return List.copyOf(this.electors.values());
+	}
+
+	@Override
+	public void addListener(LeaderElectionListener listener) {
+		this.notifier.addListener(Objects.requireNonNull(listener, "listener"));
+	}
+
+	/** Starts competing in every group joined so far, and in every group joined later. */
+	public void start() {
+		synchronized (this.lifecycleMonitor) {
+			if (this.closed) {
+				throw new IllegalStateException("The election engine is closed and cannot be started again");
+			}
+			if (this.running) {
+				return;
+			}
+			this.running = true;
+			logger.info("Starting leader election as candidate '{}' through the {} store ({} group(s); lease {}, "
+					+ "renew deadline {}, retry period {})", this.candidateId, this.store.backend(), this.electors.size(),
+					this.timing.leaseDuration(), this.timing.renewDeadline(), this.timing.retryPeriod());
+			this.electors.values().forEach(GroupElector::start);
+		}
+	}
+
+	/** Whether the engine has been started and not closed. */
+	public boolean isRunning() {
+		synchronized (this.lifecycleMonitor) {
+			return this.running;
+		}
+	}
+
+	/**
+	 * Stops every election in order: first nobody here believes it leads and the revocations are
+	 * delivered to the listeners (which may wait for leader-only work to finish), then the leases
+	 * are released (when release on shutdown is on), so that a follower never takes over while
+	 * leader-only work still runs here. Waits at most the shutdown timeout for the listeners.
+	 */
+	@Override
+	public void close() {
+		List<GroupElector> stopping;
+		synchronized (this.lifecycleMonitor) {
+			if (this.closed) {
+				return;
+			}
+			this.closed = true;
+			this.running = false;
+			stopping = new ArrayList<>(this.electors.values());
+		}
+		stopping.forEach(GroupElector::stop);
+		if (!this.notifier.awaitDelivered(this.shutdownTimeout)) {
+			logger.warn("Leader election listeners did not finish within {} of shutdown", this.shutdownTimeout);
+		}
+		this.timer.shutdownNow();
+		if (this.releaseOnShutdown) {
+			stopping.forEach(GroupElector::releaseAfterStop);
+		}
+		this.storeExecutor.shutdownNow();
+		this.notifierExecutor.shutdown();
+		logger.info("Stopped leader election as candidate '{}'", this.candidateId);
+	}
+
+	// Services for the electors
+
+	Notifier notifier() {
+		return this.notifier;
+	}
+
+	long nanoTime() {
+		return this.nanoClock.getAsLong();
+	}
+
+	@Nullable ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+		try {
+			return this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			return null; // closing
+		}
+	}
+
+	boolean executeStoreTask(Runnable task) {
+		try {
+			this.storeExecutor.execute(task);
+			return true;
+		}
+		catch (RejectedExecutionException ex) {
+			return false; // closing
+		}
+	}
+
+	private static ThreadFactory threads(String prefix) {
+		AtomicInteger count = new AtomicInteger();
+		return (runnable) -> {
+			Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+	/**
+	 * Builds a {@link LeaderElectionEngine}.
+	 */
+	public static final class Builder {
+
+		private final LeaseStore store;
+
+		private @Nullable String candidateId;
+
+		private ElectionTiming timing = ElectionTiming.DEFAULTS;
+
+		private int storeThreads = 2;
+
+		private boolean releaseOnShutdown = true;
+
+		private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+		private LongSupplier nanoClock = System::nanoTime;
+
+		private final List<LeaderElectionListener> listeners = new ArrayList<>();
+
+		private Builder(LeaseStore store) {
+			this.store = Objects.requireNonNull(store, "store");
+		}
+
+		/** This instance's candidate id; must be unique per process. Defaults to {@link #defaultCandidateId()}. */
+		public Builder candidateId(String candidateId) {
+			this.candidateId = candidateId;
+			return this;
+		}
+
+		public Builder timing(ElectionTiming timing) {
+			this.timing = Objects.requireNonNull(timing, "timing");
+			return this;
+		}
+
+		/**
+		 * Threads that make store calls, shared by all groups (default 2). More help only when the
+		 * store is slow and there are many groups.
+		 */
+		public Builder storeThreads(int storeThreads) {
+			if (storeThreads < 1) {
+				throw new IllegalArgumentException("storeThreads must be at least 1 but is " + storeThreads);
+			}
+			this.storeThreads = storeThreads;
+			return this;
+		}
+
+		/** Whether {@link LeaderElectionEngine#close()} releases held leases (default true). */
+		public Builder releaseOnShutdown(boolean releaseOnShutdown) {
+			this.releaseOnShutdown = releaseOnShutdown;
+			return this;
+		}
+
+		/** How long closing waits for listeners (and the leader-only work they wait for). */
+		public Builder shutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+			return this;
+		}
+
+		public Builder listener(LeaderElectionListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/** The monotonic clock; tests replace it to simulate pauses. */
+		Builder nanoClock(LongSupplier nanoClock) {
+			this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+			return this;
+		}
+
+		public LeaderElectionEngine build() {
+			return new LeaderElectionEngine(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,48 @@
+package io.github.leaderelection;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class ElectionTimingTests {
+
+	@Test
+	void defaultsAreThoseOfClientGo() {
+		assertThat(ElectionTiming.DEFAULTS).isEqualTo(
+				new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2)));
+	}
+
+	@Test
+	void failsWithClearMessageWhenLeaseIsNotLongerThanRenewDeadline() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(2)))
+			.withMessage("lease-duration must be greater than renew-deadline, but lease-duration is PT10S and "
+					+ "renew-deadline is PT10S");
+	}
+
+	@Test
+	void failsWithClearMessageWhenRenewDeadlineIsNotLongerThanOnePointTwoRetryPeriods() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofMillis(2400), Duration.ofSeconds(2)))
+			.withMessageContaining("renew-deadline must be greater than 1.2 x retry-period")
+			.withMessageContaining("PT2.4S")
+			.withMessageContaining("retry-period PT2S");
+	}
+
+	@Test
+	void acceptsRenewDeadlineJustAboveOnePointTwoRetryPeriods() {
+		assertThat(new ElectionTiming(Duration.ofSeconds(15), Duration.ofMillis(2401), Duration.ofSeconds(2))
+			.storeCallTimeout()).isEqualTo(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void failsOnRetryPeriodBelowOneMillisecond() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ZERO))
+			.withMessageContaining("retry-period must be at least 1ms");
+	}
+
+}

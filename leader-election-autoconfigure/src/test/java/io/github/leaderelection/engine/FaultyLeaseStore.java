@@ -1,0 +1,126 @@
+package io.github.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+
+/**
+ * Wraps a store so that a test can make its calls fail or hang, as a store outage or a cut
+ * connection would, for one candidate only.
+ */
+class FaultyLeaseStore implements LeaseStore {
+
+	enum Mode {
+
+		NORMAL, FAIL, HANG
+
+	}
+
+	private final LeaseStore delegate;
+
+	private volatile Mode mode = Mode.NORMAL;
+
+	private volatile CountDownLatch hang = new CountDownLatch(0);
+
+	private final boolean push;
+
+	final AtomicInteger calls = new AtomicInteger();
+
+	FaultyLeaseStore(LeaseStore delegate) {
+		this(delegate, true);
+	}
+
+	/**
+	 * Wraps a store; without push, changes reach candidates only at their next attempt, as with
+	 * a polling store such as a database table.
+	 */
+	FaultyLeaseStore(LeaseStore delegate, boolean push) {
+		this.delegate = delegate;
+		this.push = push;
+	}
+
+	void fail() {
+		this.mode = Mode.FAIL;
+	}
+
+	void hang() {
+		this.hang = new CountDownLatch(1);
+		this.mode = Mode.HANG;
+	}
+
+	/** Back to normal; hung calls go on to the store. */
+	void heal() {
+		this.mode = Mode.NORMAL;
+		this.hang.countDown();
+	}
+
+	private void before() {
+		this.calls.incrementAndGet();
+		switch (this.mode) {
+			case FAIL -> throw new IllegalStateException("store unavailable (injected)");
+			case HANG -> {
+				try {
+					this.hang.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException("interrupted while hung", ex);
+				}
+			}
+			case NORMAL -> {
+			}
+		}
+	}
+
+	@Override
+	public Optional<Lease> read(String group, Duration timeout) {
+		before();
+		return this.delegate.read(group, timeout);
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+		before();
+		return this.delegate.tryAcquire(group, candidateId, leaseDuration, timeout);
+	}
+
+	@Override
+	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		before();
+		return this.delegate.renew(lease, leaseDuration, timeout);
+	}
+
+	@Override
+	public void release(Lease lease, Duration timeout) {
+		before();
+		this.delegate.release(lease, timeout);
+	}
+
+	@Override
+	public void forceLeader(String group, String candidateId, Duration timeout) {
+		before();
+		this.delegate.forceLeader(group, candidateId, timeout);
+	}
+
+	@Override
+	public void clear(String group, Duration timeout) {
+		before();
+		this.delegate.clear(group, timeout);
+	}
+
+	@Override
+	public AutoCloseable watch(String group, Runnable onChange) {
+		return this.push ? this.delegate.watch(group, onChange) : () -> {
+		};
+	}
+
+	@Override
+	public String backend() {
+		return "faulty-" + this.delegate.backend();
+	}
+
+}

@@ -1,0 +1,73 @@
+package io.github.leaderelection.jdbc;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The databases the JDBC lease store supports, each with its expression for the database clock.
+ */
+enum SqlDialect {
+
+	/**
+	 * MySQL and MariaDB. {@code UTC_TIMESTAMP} is fixed at statement start and does not depend on
+	 * the session time zone, unlike {@code UNIX_TIMESTAMP(NOW())}, which converts through it and is
+	 * ambiguous in the hour a daylight saving time ends.
+	 */
+	MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", "MySQL", "MariaDB"),
+
+	/**
+	 * PostgreSQL. {@code statement_timestamp()} rather than {@code now()}, which stays at the start
+	 * of the transaction.
+	 */
+	POSTGRESQL("CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)", "PostgreSQL"),
+
+	/**
+	 * H2 in any compatibility mode. {@code EXTRACT(EPOCH ...)} honours the offset of
+	 * {@code CURRENT_TIMESTAMP}; {@code DATEDIFF} from an epoch literal does not outside UTC. Some
+	 * modes fix {@code CURRENT_TIMESTAMP} for a whole transaction, which only makes a take-over and
+	 * its read-back agree.
+	 */
+	H2("CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", "H2");
+
+	private final String nowMillis;
+
+	private final List<String> productNames;
+
+	SqlDialect(String nowMillis, String... productNames) {
+		this.nowMillis = nowMillis;
+		this.productNames = List.of(productNames);
+	}
+
+	/**
+	 * Returns an expression for the database clock in epoch milliseconds, constant within one
+	 * statement and independent of the session time zone.
+	 */
+	String nowMillis() {
+		return this.nowMillis;
+	}
+
+	/**
+	 * Returns the dialect of a database, given the name that
+	 * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} reports.
+	 * @throws IllegalStateException for a database that is not supported
+	 */
+	static SqlDialect forProductName(String productName) {
+		for (SqlDialect dialect : values()) {
+			for (String supported : dialect.productNames) {
+				if (supported.equalsIgnoreCase(productName.trim())) {
+					return dialect;
+				}
+			}
+		}
+		throw new IllegalStateException("The JDBC lease store does not support the database '" + productName
+				+ "'; it supports " + supportedProductNames());
+	}
+
+	private static String supportedProductNames() {
+		return Arrays.stream(values())
+			.flatMap((dialect) -> dialect.productNames.stream())
+			.collect(Collectors.joining(", "));
+	}
+
+}

@@ -1,0 +1,42 @@
+package io.github.leaderelection.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+/**
+ * A lease table of a test's own, to drop when the test is done.
+ */
+record ScratchTable(DataSource dataSource, String name) {
+
+	static ScratchTable create(DataSource dataSource) {
+		ScratchTable table = new ScratchTable(dataSource, uniqueName());
+		table.store().createTableIfMissing();
+		return table;
+	}
+
+	static String uniqueName() {
+		return "leader_election_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+	}
+
+	JdbcLeaseStore store() {
+		return new JdbcLeaseStore(this.dataSource, this.name);
+	}
+
+	void drop() {
+		execute(this.dataSource, "DROP TABLE IF EXISTS " + this.name);
+	}
+
+	static void execute(DataSource dataSource, String sql) {
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute(sql);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not run " + sql, ex);
+		}
+	}
+
+}

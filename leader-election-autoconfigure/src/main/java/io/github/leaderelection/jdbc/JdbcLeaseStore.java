@@ -158,7 +158,7 @@ public class JdbcLeaseStore implements LeaseStore {
 	public void forceLeader(String group, String candidateId, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
 		execute("force a leader for", group, timeout, (connection, sql) -> {
-			if (update(connection, sql.force(), timeout, candidateId, group) > 0) {
+			if (update(connection, sql.force(), timeout, candidateId, group, candidateId) > 0) {
 				return null;
 			}
 			try {
@@ -166,12 +166,11 @@ public class JdbcLeaseStore implements LeaseStore {
 				update(connection, sql.insert(), timeout, group, candidateId, 0L, 0L);
 			}
 			catch (SQLException ex) {
-				// The row appeared meanwhile, or exists and the update changed nothing, which counts 0
-				// under "affected rows" semantics.
+				// The row appeared meanwhile, or exists and already names the candidate.
 				if (!isDuplicateKey(ex)) {
 					throw ex;
 				}
-				update(connection, sql.force(), timeout, candidateId, group);
+				update(connection, sql.force(), timeout, candidateId, group, candidateId);
 			}
 			return null;
 		});

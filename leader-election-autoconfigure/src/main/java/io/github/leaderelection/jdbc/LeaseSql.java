@@ -36,8 +36,10 @@ record LeaseSql(String read, String acquire, String insert, String renew, String
 	private static final String RELEASE = "UPDATE {table} SET holder_id = NULL, "
 			+ "lease_until_ms = LEAST(lease_until_ms, {now}) WHERE group_name = ? AND holder_id = ? AND term = ?";
 
-	private static final String FORCE = "UPDATE {table} SET holder_id = ?, "
-			+ "lease_until_ms = GREATEST(lease_until_ms, {now}) WHERE group_name = ?";
+	// A new term, so that every term names one holder; the current holder itself is left alone.
+	private static final String FORCE = "UPDATE {table} SET holder_id = ?, term = term + 1, "
+			+ "lease_until_ms = GREATEST(lease_until_ms, {now}) "
+			+ "WHERE group_name = ? AND (holder_id IS NULL OR holder_id <> ?)";
 
 	private static final String CLEAR = "UPDATE {table} SET holder_id = NULL WHERE group_name = ?";
 

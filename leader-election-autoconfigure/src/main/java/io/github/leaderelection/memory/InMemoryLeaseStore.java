@@ -98,9 +98,15 @@ public class InMemoryLeaseStore implements LeaseStore {
 	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
 		long now = this.nanoClock.getAsLong();
-		this.rows.compute(group, (key, row) -> (row != null)
-				? new Row(candidateId, row.term, row.activeFrom, Math.max(row.leaseEnd, now))
-				: new Row(candidateId, 0, now, now));
+		this.rows.compute(group, (key, row) -> {
+			if (row == null) {
+				return new Row(candidateId, 0, now, now);
+			}
+			if (candidateId.equals(row.holder)) {
+				return row;
+			}
+			return new Row(candidateId, row.term + 1, row.activeFrom, Math.max(row.leaseEnd, now));
+		});
 		notifyWatchers(group);
 	}
 

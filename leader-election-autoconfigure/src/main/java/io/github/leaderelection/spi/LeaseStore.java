@@ -49,9 +49,11 @@ public interface LeaseStore {
 	void release(Lease lease, Duration timeout);
 
 	/**
-	 * Names a candidate as holder, keeping the current lease end, so that the current holder's
-	 * renewals fail and the candidate takes over (through {@link #tryAcquire}) once the current
-	 * lease is over.
+	 * Names a candidate as holder with a new term, keeping the current lease end, so that the
+	 * current holder's renewals fail and the candidate takes over (through {@link #tryAcquire}, with
+	 * yet another term) once the current lease is over. Does nothing if the candidate already holds
+	 * the lease. The engine only ever renews leases that {@code tryAcquire} returned, never one it
+	 * read, so the forced term itself is never acted on.
 	 */
 	void forceLeader(String group, String candidateId, Duration timeout);
 

@@ -212,15 +212,24 @@ public abstract class LeaseStoreContractTests {
 		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
 		Lease forced = read(group);
 		assertThat(forced.holder()).isEqualTo("b");
-		assertThat(forced.term()).isGreaterThanOrEqualTo(old.term());
+		assertThat(forced.term()).isGreaterThan(old.term());
 		assertThat(forced.hasLiveHolder()).isTrue();
 		assertThat(acquire(bystander, group, "c", LIVE)).isEmpty();
 		Lease lease = acquire(target, group, "b", LIVE).orElseThrow();
 		assertThat(lease.holder()).isEqualTo("b");
-		assertThat(lease.term()).isGreaterThan(old.term());
+		assertThat(lease.term()).isGreaterThan(forced.term());
 		assertThat(lease.activeIn()).isPositive().isLessThanOrEqualTo(remainder);
 		assertThat(acquire(bystander, group, "c", LIVE)).isEmpty();
 		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
+	}
+
+	@Test
+	void forcingTheCurrentHolderChangesNothing() {
+		String group = newGroup();
+		Lease held = acquire(this.store, group, "a", LIVE).orElseThrow();
+		this.store.forceLeader(group, "a", TIMEOUT);
+		assertThat(read(group).term()).isEqualTo(held.term());
+		assertThat(this.store.renew(held, LIVE, TIMEOUT)).isTrue();
 	}
 
 	@Test

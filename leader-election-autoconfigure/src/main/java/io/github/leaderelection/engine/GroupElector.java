@@ -70,6 +70,13 @@ final class GroupElector implements LeaderElection {
 
 	private int consecutiveFailures;
 
+	private long startedNanos;
+
+	/** When the store last answered an attempt; meaningful once storeAnswered is set. */
+	private long storeAnsweredNanos;
+
+	private boolean storeAnswered;
+
 	private @Nullable LeaderInfo observed;
 
 	private @Nullable ScheduledFuture<?> nextAttempt;
@@ -191,6 +198,7 @@ final class GroupElector implements LeaderElection {
 			return;
 		}
 		this.started = true;
+		this.startedNanos = now();
 		try {
 			this.watch = this.store.watch(this.group, this::requestAttempt);
 		}
@@ -268,8 +276,14 @@ final class GroupElector implements LeaderElection {
 		try {
 			while (this.attemptRequested && isActive()) {
 				this.attemptRequested = false;
-				long delay = attemptSafely();
-				scheduleAttempt(delay);
+				long delay = this.retryPeriodNanos;
+				try {
+					delay = attemptSafely();
+				}
+				finally {
+					// Even an Error thrown through the attempt leaves the next one scheduled.
+					scheduleAttempt(delay);
+				}
 			}
 		}
 		finally {
@@ -543,6 +557,8 @@ final class GroupElector implements LeaderElection {
 	}
 
 	private synchronized void recovered() {
+		this.storeAnswered = true;
+		this.storeAnsweredNanos = now();
 		if (this.consecutiveFailures > 0) {
 			logger.info("Election of group '{}' reached the {} store again after {} failed attempts", this.group,
 					this.store.backend(), this.consecutiveFailures);
@@ -550,9 +566,22 @@ final class GroupElector implements LeaderElection {
 		}
 	}
 
-	/** Consecutive failed attempts; zero while the store answers. */
-	synchronized int consecutiveFailures() {
-		return this.consecutiveFailures;
+	/** A snapshot for health checks and endpoints; no I/O. */
+	synchronized ElectionStatus status() {
+		long now = now();
+		Belief current = this.belief;
+		Optional<Duration> beliefRemaining = (current != null && current.isHeldAt(now))
+				? Optional.of(Duration.ofNanos(current.deadline - now)) : Optional.empty();
+		Optional<Duration> sinceAnswered = this.storeAnswered
+				? Optional.of(Duration.ofNanos(now - this.storeAnsweredNanos)) : Optional.empty();
+		return new ElectionStatus(this.group, this.candidateId, beliefRemaining.isPresent(),
+				Optional.ofNullable(this.observed), beliefRemaining, sinceAnswered, this.consecutiveFailures,
+				this.store.backend());
+	}
+
+	/** Time since this elector started competing, or null before it started. */
+	synchronized @Nullable Duration sinceStarted() {
+		return this.started ? Duration.ofNanos(now() - this.startedNanos) : null;
 	}
 
 	private synchronized boolean isHolding() {

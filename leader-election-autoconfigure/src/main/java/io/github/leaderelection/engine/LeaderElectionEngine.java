@@ -159,6 +159,21 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		return List.copyOf(this.electors.values());
 	}
 
+	/** A snapshot of a joined group's election, for health checks and endpoints; no I/O. */
+	public Optional<ElectionStatus> status(String group) {
+		return Optional.ofNullable(this.electors.get(group)).map(GroupElector::status);
+	}
+
+	/**
+	 * Whether a joined group's election cannot work from here: it has not reached the store for
+	 * longer than the renew deadline. A follower that reaches the store is healthy.
+	 */
+	public boolean isStoreUnreachable(String group) {
+		GroupElector elector = this.electors.get(group);
+		return elector != null
+				&& elector.status().isStoreUnreachable(this.timing.renewDeadline(), elector.sinceStarted());
+	}
+
 	@Override
 	public void addListener(LeaderElectionListener listener) {
 		this.notifier.addListener(Objects.requireNonNull(listener, "listener"));

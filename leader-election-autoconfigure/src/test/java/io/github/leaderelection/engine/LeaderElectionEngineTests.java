@@ -317,6 +317,30 @@ class LeaderElectionEngineTests {
 	}
 
 	@Test
+	void statusReportsTheLeaderAndAStoreThatStoppedAnswering() {
+		FaultyLeaseStore aStore = new FaultyLeaseStore(this.store);
+		Candidate a = candidate("a", aStore);
+		Candidate b = candidate("b", this.store);
+		await().atMost(WAIT).until(a.election::isLeader);
+		await().atMost(WAIT).until(() -> b.engine.status(GROUP).flatMap(ElectionStatus::currentLeader).isPresent());
+		ElectionStatus leader = a.engine.status(GROUP).orElseThrow();
+		assertThat(leader.leader()).isTrue();
+		assertThat(leader.beliefRemaining()).hasValueSatisfying((d) -> assertThat(d).isPositive());
+		assertThat(leader.backend()).isEqualTo("faulty-in-memory");
+		ElectionStatus follower = b.engine.status(GROUP).orElseThrow();
+		assertThat(follower.leader()).isFalse();
+		assertThat(follower.currentLeader().orElseThrow().candidateId()).isEqualTo("a");
+		assertThat(b.engine.isStoreUnreachable(GROUP)).isFalse();
+		assertThat(a.engine.isStoreUnreachable(GROUP)).isFalse();
+		aStore.fail();
+		await().atMost(WAIT).until(() -> a.engine.isStoreUnreachable(GROUP));
+		assertThat(a.engine.status(GROUP).orElseThrow().consecutiveFailures()).isPositive();
+		aStore.heal();
+		await().atMost(WAIT).until(() -> !a.engine.isStoreUnreachable(GROUP));
+		assertThat(a.engine.status("unknown")).isEmpty();
+	}
+
+	@Test
 	void groupsJoinedAfterStartStartCompetingAtOnce() {
 		Candidate a = candidate("a", this.store);
 		LeaderElection late = a.engine.join("late");

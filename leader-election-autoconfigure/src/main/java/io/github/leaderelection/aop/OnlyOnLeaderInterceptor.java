@@ -1,0 +1,272 @@
+package io.github.leaderelection.aop;
+
+import java.lang.reflect.Array;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionListener;
+import io.github.leaderelection.LeaderElectionRegistry;
+import io.github.leaderelection.Leadership;
+import io.github.leaderelection.LeadershipContext;
+import io.github.leaderelection.OnlyOnLeader;
+import io.github.leaderelection.RevocationReason;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.Ordered;
+
+/**
+ * Runs {@link OnlyOnLeader} methods only while this instance leads their group, and keeps track of
+ * the calls that run so that a revocation can interrupt them and a shutdown can wait for them.
+ *
+ * <p>The check is a lookup in a cache keyed by method and one call of
+ * {@link LeaderElection#leadership()}: no I/O, no lock. A skipped call is logged at DEBUG.
+ *
+ * <p>As a {@link LeaderElectionListener} (it must be added to the registry) it interrupts, on any
+ * revocation, the calls of the revoked term whose annotation asks for it, and on a
+ * {@link RevocationReason#SHUTDOWN shutdown} revocation it waits, for at most the shutdown timeout
+ * counted from the first one, until the group's running calls have returned. The engine releases
+ * the leases only after its listeners returned, so a follower does not take over while leader-only
+ * work still runs here. Its order is {@link Ordered#HIGHEST_PRECEDENCE}: it should come before
+ * listeners that publish events, so that an interruption is not delayed by them.
+ */
+public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectionListener, Ordered {
+
+	private static final Logger logger = LoggerFactory.getLogger(OnlyOnLeaderInterceptor.class);
+
+	private final Supplier<LeaderElectionRegistry> registry;
+
+	private final Supplier<String> defaultGroup;
+
+	private final Supplier<Duration> shutdownTimeout;
+
+	private final Map<MethodClassKey, Gate> gates = new ConcurrentHashMap<>();
+
+	private final Set<Call> running = ConcurrentHashMap.newKeySet();
+
+	private volatile long shutdownDeadline;
+
+	private volatile boolean shuttingDown;
+
+	/**
+	 * Creates an interceptor. The suppliers are called on first use, not here, so that the
+	 * interceptor can be created before the registry.
+	 * @param registry the registry whose groups gate the calls
+	 * @param defaultGroup the group of annotations that name none
+	 * @param shutdownTimeout how long a shutdown waits for running calls
+	 */
+	public OnlyOnLeaderInterceptor(Supplier<LeaderElectionRegistry> registry, Supplier<String> defaultGroup,
+			Supplier<Duration> shutdownTimeout) {
+		this.registry = Objects.requireNonNull(registry, "registry");
+		this.defaultGroup = Objects.requireNonNull(defaultGroup, "defaultGroup");
+		this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Method method = invocation.getMethod();
+		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
+		Gate gate = this.gates.computeIfAbsent(new MethodClassKey(method, targetClass),
+				(key) -> gate(method, targetClass));
+		if (gate == Gate.NONE) {
+			return invocation.proceed();
+		}
+		LeaderElection election = gate.election(this.registry);
+		Leadership leadership = election.leadership().orElse(null);
+		if (leadership == null) {
+			return skip(method, election);
+		}
+		Call call = new Call(Thread.currentThread(), leadership, gate.interruptOnRevoke);
+		this.running.add(call);
+		try {
+			// A revocation delivered between the check and add() did not see this call: check again.
+			if (!leadership.isValid()) {
+				return skip(method, election);
+			}
+			try (LeadershipContext.Scope scope = LeadershipContext.open(leadership)) {
+				return invocation.proceed();
+			}
+		}
+		finally {
+			this.running.remove(call);
+			call.finish();
+		}
+	}
+
+	private Gate gate(Method method, @Nullable Class<?> targetClass) {
+		OnlyOnLeader annotation = OnlyOnLeaderPointcut.find(method, targetClass);
+		if (annotation == null) {
+			return Gate.NONE;
+		}
+		String group = annotation.group().isEmpty() ? this.defaultGroup.get() : annotation.group();
+		return new Gate(group, annotation.interruptOnRevoke());
+	}
+
+	private @Nullable Object skip(Method method, LeaderElection election) {
+		if (logger.isDebugEnabled()) {
+			logger.debug("Skipped {}.{}(): candidate '{}' does not lead group '{}'",
+					method.getDeclaringClass().getSimpleName(), method.getName(), election.candidateId(),
+					election.group());
+		}
+		return skippedResult(method.getReturnType());
+	}
+
+	/** What a skipped call returns: an empty optional, a primitive's default, otherwise null. */
+	static @Nullable Object skippedResult(Class<?> returnType) {
+		if (returnType == Optional.class) {
+			return Optional.empty();
+		}
+		if (returnType == OptionalInt.class) {
+			return OptionalInt.empty();
+		}
+		if (returnType == OptionalLong.class) {
+			return OptionalLong.empty();
+		}
+		if (returnType == OptionalDouble.class) {
+			return OptionalDouble.empty();
+		}
+		if (returnType.isPrimitive() && returnType != void.class) {
+			return Array.get(Array.newInstance(returnType, 1), 0);
+		}
+		return null;
+	}
+
+	@Override
+	public void revoked(Leadership leadership, RevocationReason reason) {
+		for (Call call : this.running) {
+			if (call.interruptOnRevoke && call.leadership.equals(leadership)) {
+				call.interrupt();
+			}
+		}
+		if (reason == RevocationReason.SHUTDOWN) {
+			awaitCalls(leadership.group());
+		}
+	}
+
+	private void awaitCalls(String group) {
+		if (!this.shuttingDown) {
+			this.shutdownDeadline = System.nanoTime() + this.shutdownTimeout.get().toNanos();
+			this.shuttingDown = true;
+		}
+		for (Call call : this.running) {
+			if (call.leadership.group().equals(group)) {
+				long remaining = this.shutdownDeadline - System.nanoTime();
+				if (!call.await(remaining)) {
+					logger.warn("A leader-only method of group '{}' was still running on thread '{}' when the shutdown "
+							+ "timeout passed; stopping without waiting for it", group, call.thread.getName());
+					return;
+				}
+			}
+		}
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+	@Override
+	public String toString() {
+		return "OnlyOnLeaderInterceptor";
+	}
+
+	/** What applies to one method of one class: its group, resolved to an election on first use. */
+	private static final class Gate {
+
+		static final Gate NONE = new Gate("", false);
+
+		final String group;
+
+		final boolean interruptOnRevoke;
+
+		private volatile @Nullable LeaderElection election;
+
+		Gate(String group, boolean interruptOnRevoke) {
+			this.group = group;
+			this.interruptOnRevoke = interruptOnRevoke;
+		}
+
+		LeaderElection election(Supplier<LeaderElectionRegistry> registry) {
+			LeaderElection current = this.election;
+			if (current == null) {
+				LeaderElectionRegistry elections = registry.get();
+				// Groups named in annotations are joined at startup; this covers beans created later.
+				current = elections.find(this.group).orElseGet(() -> elections.join(this.group));
+				this.election = current;
+			}
+			return current;
+		}
+
+	}
+
+	/** One running call of a leader-only method. */
+	private static final class Call {
+
+		final Thread thread;
+
+		final Leadership leadership;
+
+		final boolean interruptOnRevoke;
+
+		private final CountDownLatch finished = new CountDownLatch(1);
+
+		private boolean done;
+
+		private boolean interrupted;
+
+		Call(Thread thread, Leadership leadership, boolean interruptOnRevoke) {
+			this.thread = thread;
+			this.leadership = leadership;
+			this.interruptOnRevoke = interruptOnRevoke;
+		}
+
+		/** Interrupts the call's thread, unless the call has already returned. */
+		synchronized void interrupt() {
+			if (!this.done) {
+				this.interrupted = true;
+				this.thread.interrupt();
+			}
+		}
+
+		/** Called on the call's own thread when it returns. */
+		void finish() {
+			synchronized (this) {
+				this.done = true;
+				if (this.interrupted) {
+					// Ours, not the caller's: a pooled thread must not carry it into its next task.
+					Thread.interrupted();
+				}
+			}
+			this.finished.countDown();
+		}
+
+		boolean await(long nanos) {
+			try {
+				return this.finished.await(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+		}
+
+	}
+
+}

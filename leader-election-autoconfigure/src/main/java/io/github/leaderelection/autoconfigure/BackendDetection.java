@@ -1,0 +1,171 @@
+package io.github.leaderelection.autoconfigure;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Decides which backend fits the application: each backend that can be detected says what it
+ * needs (classes, beans, properties) and how to provide it. Used by the backend conditions to pick
+ * a backend when {@code leader-election.backend} is not set, and to explain at startup why no
+ * store could be created.
+ */
+final class BackendDetection {
+
+	static final String BACKEND_PROPERTY = "leader-election.backend";
+
+	private static final BackendDetection STANDARD = new BackendDetection(List.of(new Candidate(
+			LeaderElectionBackend.JDBC, "a DataSource bean, with spring-boot-jdbc on the class path",
+			"add spring-boot-starter-jdbc and set spring.datasource.url (or declare a DataSource bean)",
+			BackendDetection::hasDataSource)));
+	// Redis will need a RedisConnectionFactory bean; ZooKeeper a CuratorFramework bean or the
+	// leader-election.zookeeper.connect-string property: each becomes one more candidate here.
+
+	private final List<Candidate> candidates;
+
+	BackendDetection(List<Candidate> candidates) {
+		this.candidates = List.copyOf(candidates);
+	}
+
+	static BackendDetection standard() {
+		return STANDARD;
+	}
+
+	/** The detectable backends that the application fits, in declaration order. */
+	List<LeaderElectionBackend> fitting(Context context) {
+		return this.candidates.stream()
+			.filter((candidate) -> candidate.fits().test(context))
+			.map(Candidate::backend)
+			.toList();
+	}
+
+	/** Whether a backend selected by the property can work in this application. */
+	boolean fits(LeaderElectionBackend backend, Context context) {
+		if (!backend.isAvailable()) {
+			return false;
+		}
+		Candidate candidate = find(backend);
+		return candidate == null || candidate.fits().test(context);
+	}
+
+	/** What a backend can be detected by, such as "a DataSource bean". */
+	String evidence(LeaderElectionBackend backend) {
+		Candidate candidate = find(backend);
+		return (candidate != null) ? candidate.evidence() : "its selection";
+	}
+
+	/**
+	 * Explains why no lease store exists, for the backend selected by the property (or
+	 * {@code null} when the property is not set).
+	 */
+	LeaderElectionConfigurationException noStore(@Nullable LeaderElectionBackend configured, Context context) {
+		if (configured != null) {
+			if (!configured.isAvailable()) {
+				return unavailable(configured);
+			}
+			Candidate candidate = find(configured);
+			String needs = (candidate != null) ? candidate.evidence() : "a lease store";
+			String requirement = (candidate != null) ? candidate.requirement() : "declare a LeaseStore bean";
+			return new LeaderElectionConfigurationException(
+					BACKEND_PROPERTY + " is '" + configured.propertyValue() + "', but the application lacks what that "
+							+ "backend needs: " + needs + ".",
+					"To elect through " + configured.propertyValue() + ", " + requirement + ". Or set " + BACKEND_PROPERTY
+							+ " to another backend (" + availableOtherThan(configured) + ").");
+		}
+		List<LeaderElectionBackend> fitting = fitting(context);
+		if (fitting.size() > 1) {
+			return new LeaderElectionConfigurationException(
+					"Several leader election backends fit the application and " + BACKEND_PROPERTY + " is not set: "
+							+ fitting.stream()
+								.map((backend) -> backend.propertyValue() + " (detected by " + evidence(backend) + ")")
+								.collect(Collectors.joining(", "))
+							+ ".",
+					"Set " + BACKEND_PROPERTY + " to one of: "
+							+ fitting.stream().map(LeaderElectionBackend::propertyValue).collect(Collectors.joining(", "))
+							+ ".");
+		}
+		return new LeaderElectionConfigurationException(
+				"No leader election backend fits the application: " + BACKEND_PROPERTY + " is not set and none was "
+						+ "detected ("
+						+ this.candidates.stream()
+							.map((candidate) -> candidate.backend().propertyValue() + " needs " + candidate.evidence())
+							.collect(Collectors.joining("; "))
+						+ ").",
+				"To elect through "
+						+ this.candidates.stream()
+							.map((candidate) -> candidate.backend().propertyValue() + ", " + candidate.requirement())
+							.collect(Collectors.joining("; to elect through "))
+						+ ". Or set " + BACKEND_PROPERTY + "=in-memory to elect within this JVM only (tests, local "
+						+ "runs), declare a LeaseStore bean, or set leader-election.enabled=false.");
+	}
+
+	static LeaderElectionConfigurationException unavailable(LeaderElectionBackend backend) {
+		return new LeaderElectionConfigurationException(
+				BACKEND_PROPERTY + " is '" + backend.propertyValue() + "', but the " + backend.propertyValue()
+						+ " backend is not available in this version.",
+				"Set " + BACKEND_PROPERTY + " to an available backend (" + available()
+						+ "), or remove it to detect the backend from the application's beans.");
+	}
+
+	static String available() {
+		return availableOtherThan(null);
+	}
+
+	private static String availableOtherThan(@Nullable LeaderElectionBackend excluded) {
+		return Arrays.stream(LeaderElectionBackend.values())
+			.filter((backend) -> backend.isAvailable() && backend != excluded)
+			.map(LeaderElectionBackend::propertyValue)
+			.collect(Collectors.joining(", "));
+	}
+
+	private @Nullable Candidate find(LeaderElectionBackend backend) {
+		return this.candidates.stream().filter((candidate) -> candidate.backend() == backend).findFirst().orElse(null);
+	}
+
+	private static boolean hasDataSource(Context context) {
+		return ClassUtils.isPresent("org.springframework.boot.jdbc.EmbeddedDatabaseConnection", context.classLoader())
+				&& ClassUtils.isPresent("org.springframework.boot.sql.init.DatabaseInitializationMode",
+						context.classLoader())
+				&& context.beanFactory().getBeanNamesForType(DataSource.class, true, false).length > 0;
+	}
+
+	/**
+	 * What detection looks at.
+	 *
+	 * @param beanFactory the application's beans, not instantiated by the detection
+	 * @param environment the application's properties
+	 * @param classLoader the application's class loader
+	 */
+	record Context(ListableBeanFactory beanFactory, Environment environment, @Nullable ClassLoader classLoader) {
+
+		Context {
+			Objects.requireNonNull(beanFactory, "beanFactory");
+			Objects.requireNonNull(environment, "environment");
+		}
+
+	}
+
+	/**
+	 * A detectable backend.
+	 *
+	 * @param backend the backend
+	 * @param evidence what it is detected by, such as "a DataSource bean"
+	 * @param requirement how to provide that, phrased as an instruction
+	 * @param fits whether the application provides it
+	 */
+	record Candidate(LeaderElectionBackend backend, String evidence, String requirement,
+			Predicate<Context> fits) {
+
+	}
+
+}

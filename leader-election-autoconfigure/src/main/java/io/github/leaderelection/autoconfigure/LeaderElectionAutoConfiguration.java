@@ -1,0 +1,177 @@
+package io.github.leaderelection.autoconfigure;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+
+import io.github.leaderelection.ElectionTiming;
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionListener;
+import io.github.leaderelection.LeaderElectionRegistry;
+import io.github.leaderelection.aop.OnlyOnLeaderAdvisor;
+import io.github.leaderelection.aop.OnlyOnLeaderGroupJoiner;
+import io.github.leaderelection.aop.OnlyOnLeaderInterceptor;
+import io.github.leaderelection.engine.LeaderElectionEngine;
+import io.github.leaderelection.event.LeaderElectionEventPublisher;
+import io.github.leaderelection.spi.LeaseStore;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} for leader election.
+ *
+ * <p>Creates a {@link LeaderElectionEngine} (also the {@link LeaderElectionRegistry}) on the
+ * {@link LeaseStore} of the selected backend, unless the application declares its own store or
+ * registry, and a {@link LeaderElection} bean for the application's group. Every
+ * {@link LeaderElectionListener} bean is added to the registry, among them the publisher of the
+ * leadership events. Methods annotated with {@code @OnlyOnLeader} run only on the leader. The
+ * election starts when the application is ready and stops as soon as the context closes.
+ *
+ * @see LeaderElectionProperties
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LeaderElectionProperties.class)
+@Import({ JdbcBackendConfiguration.class, InMemoryBackendConfiguration.class,
+		LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class })
+public final class LeaderElectionAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(LeaderElectionRegistry.class)
+	LeaderElectionEngine leaderElectionEngine(LeaderElectionProperties properties, ObjectProvider<LeaseStore> leaseStore,
+			ObjectProvider<LeaderElectionEngineCustomizer> customizers, ConfigurableListableBeanFactory beanFactory,
+			Environment environment) {
+		LeaderElectionBackend backend = properties.getBackend();
+		if (backend != null && !backend.isAvailable()) {
+			throw BackendDetection.unavailable(backend);
+		}
+		LeaseStore store = leaseStore.getIfAvailable();
+		if (store == null) {
+			throw BackendDetection.standard()
+				.noStore(backend, new BackendDetection.Context(beanFactory, environment, beanFactory.getBeanClassLoader()));
+		}
+		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store)
+			.timing(timing(properties))
+			.releaseOnShutdown(properties.isReleaseOnShutdown())
+			.shutdownTimeout(properties.getShutdownTimeout());
+		String candidateId = properties.getCandidateId();
+		if (candidateId != null) {
+			builder.candidateId(candidateId);
+		}
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		try {
+			return builder.build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw (candidateId != null) ? invalid("leader-election.candidate-id", candidateId, ex,
+					"Set leader-election.candidate-id to an id unique to this process, of at most 255 characters "
+							+ "and without control characters, or remove it to generate one.")
+					: ex;
+		}
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(LeaderElection.class)
+	LeaderElection leaderElection(LeaderElectionRegistry registry, LeaderElectionProperties properties,
+			Environment environment) {
+		String group = properties.determineGroup(environment);
+		try {
+			return registry.join(group);
+		}
+		catch (IllegalArgumentException ex) {
+			String property = (properties.getGroup() != null) ? "leader-election.group" : "spring.application.name";
+			throw invalid(property, group, ex, "Set leader-election.group to a name of at most 255 characters without "
+					+ "control characters, or remove it to use spring.application.name (or 'default').");
+		}
+	}
+
+	@Bean
+	LeaderElectionLifecycle leaderElectionLifecycle(LeaderElectionRegistry registry,
+			ObjectProvider<LeaderElectionListener> listeners) {
+		return new LeaderElectionLifecycle(registry, listeners);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaderElectionEventPublisher leaderElectionEventPublisher(ApplicationEventPublisher applicationEventPublisher,
+			LeaderElectionRegistry registry) {
+		return new LeaderElectionEventPublisher(applicationEventPublisher, registry);
+	}
+
+	private static ElectionTiming timing(LeaderElectionProperties properties) {
+		try {
+			return new ElectionTiming(properties.getLeaseDuration(), properties.getRenewDeadline(),
+					properties.getRetryPeriod());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new LeaderElectionConfigurationException(
+					"Invalid leader election timing (leader-election.lease-duration=" + print(properties.getLeaseDuration())
+							+ ", leader-election.renew-deadline=" + print(properties.getRenewDeadline())
+							+ ", leader-election.retry-period=" + print(properties.getRetryPeriod()) + "): "
+							+ ex.getMessage(),
+					"Update leader-election.lease-duration, leader-election.renew-deadline and "
+							+ "leader-election.retry-period so that lease-duration > renew-deadline > 1.2 x retry-period "
+							+ "(the defaults are 15s, 10s and 2s).",
+					ex);
+		}
+	}
+
+	private static String print(Duration duration) {
+		return (duration.getNano() == 0) ? DurationStyle.SIMPLE.print(duration, ChronoUnit.SECONDS)
+				: DurationStyle.SIMPLE.print(duration);
+	}
+
+	private static LeaderElectionConfigurationException invalid(String property, String value,
+			IllegalArgumentException ex, String action) {
+		return new LeaderElectionConfigurationException(
+				"Invalid value '" + value + "' for " + property + ": " + ex.getMessage(), action, ex);
+	}
+
+	/**
+	 * The {@code @OnlyOnLeader} guard. Its beans are infrastructure, created early by the auto-proxy
+	 * creator, so they depend on the registry and the properties only lazily.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@Import(OnlyOnLeaderProxyRegistrar.class)
+	static class OnlyOnLeaderConfiguration {
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static OnlyOnLeaderInterceptor onlyOnLeaderInterceptor(ObjectProvider<LeaderElectionRegistry> registry,
+				ObjectProvider<LeaderElectionProperties> properties, Environment environment) {
+			return new OnlyOnLeaderInterceptor(registry::getObject,
+					() -> properties.getObject().determineGroup(environment),
+					() -> properties.getObject().getShutdownTimeout());
+		}
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static OnlyOnLeaderAdvisor onlyOnLeaderAdvisor(OnlyOnLeaderInterceptor onlyOnLeaderInterceptor) {
+			return new OnlyOnLeaderAdvisor(onlyOnLeaderInterceptor);
+		}
+
+		@Bean
+		static OnlyOnLeaderGroupJoiner onlyOnLeaderGroupJoiner(ConfigurableListableBeanFactory beanFactory,
+				ObjectProvider<LeaderElectionRegistry> registry, ObjectProvider<LeaderElectionProperties> properties,
+				Environment environment) {
+			return new OnlyOnLeaderGroupJoiner(beanFactory, registry::getObject,
+					() -> properties.getObject().determineGroup(environment));
+		}
+
+	}
+
+}

@@ -1,0 +1,39 @@
+package io.github.leaderelection.autoconfigure;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+
+/**
+ * Configuration properties for leader election through a database table.
+ */
+@ConfigurationProperties("leader-election.jdbc")
+public class LeaderElectionJdbcProperties {
+
+	/**
+	 * Name of the lease table, optionally qualified by a schema.
+	 */
+	private String tableName = "leader_election";
+
+	/**
+	 * When to create the lease table at startup if it is missing. Otherwise its presence is
+	 * checked, and a missing table fails startup with the statement that creates it.
+	 */
+	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
+
+	public String getTableName() {
+		return this.tableName;
+	}
+
+	public void setTableName(String tableName) {
+		this.tableName = tableName;
+	}
+
+	public DatabaseInitializationMode getInitializeSchema() {
+		return this.initializeSchema;
+	}
+
+	public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
+		this.initializeSchema = initializeSchema;
+	}
+
+}

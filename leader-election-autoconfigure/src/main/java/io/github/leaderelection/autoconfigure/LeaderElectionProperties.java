@@ -1,0 +1,157 @@
+package io.github.leaderelection.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.env.Environment;
+import org.springframework.util.StringUtils;
+
+/**
+ * Configuration properties for leader election.
+ */
+@ConfigurationProperties("leader-election")
+public class LeaderElectionProperties {
+
+	/** Group joined when no group is configured and the application has no name. */
+	static final String DEFAULT_GROUP = "default";
+
+	/**
+	 * Whether to enable leader election. When disabled, methods annotated with OnlyOnLeader run on
+	 * every instance.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Store to elect through. When not set, it is detected from the application's beans: a
+	 * DataSource selects jdbc.
+	 */
+	private @Nullable LeaderElectionBackend backend;
+
+	/**
+	 * Group that the application joins, also used by OnlyOnLeader methods that name no group.
+	 * Defaults to the value of 'spring.application.name', or 'default' when that is not set.
+	 */
+	private @Nullable String group;
+
+	/**
+	 * Candidate id of this instance, unique per process. Defaults to the host name, the process
+	 * id and a random suffix.
+	 */
+	private @Nullable String candidateId;
+
+	/**
+	 * How long the store keeps a lease that is not renewed. Must be greater than the renew
+	 * deadline.
+	 */
+	private Duration leaseDuration = Duration.ofSeconds(15);
+
+	/**
+	 * How long a leader keeps leading after the start of its last successful renewal. Must be
+	 * greater than 1.2 times the retry period.
+	 */
+	private Duration renewDeadline = Duration.ofSeconds(10);
+
+	/**
+	 * Interval between a leader's renewals and between a follower's attempts to lead.
+	 */
+	private Duration retryPeriod = Duration.ofSeconds(2);
+
+	/**
+	 * Whether to release held leases on shutdown, so that another instance takes over at once
+	 * rather than when the lease runs out.
+	 */
+	private boolean releaseOnShutdown = true;
+
+	/**
+	 * Maximum time to wait on shutdown for running OnlyOnLeader methods before the leases are
+	 * released.
+	 */
+	private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public @Nullable LeaderElectionBackend getBackend() {
+		return this.backend;
+	}
+
+	public void setBackend(@Nullable LeaderElectionBackend backend) {
+		this.backend = backend;
+	}
+
+	public @Nullable String getGroup() {
+		return this.group;
+	}
+
+	public void setGroup(@Nullable String group) {
+		this.group = group;
+	}
+
+	public @Nullable String getCandidateId() {
+		return this.candidateId;
+	}
+
+	public void setCandidateId(@Nullable String candidateId) {
+		this.candidateId = candidateId;
+	}
+
+	public Duration getLeaseDuration() {
+		return this.leaseDuration;
+	}
+
+	public void setLeaseDuration(Duration leaseDuration) {
+		this.leaseDuration = leaseDuration;
+	}
+
+	public Duration getRenewDeadline() {
+		return this.renewDeadline;
+	}
+
+	public void setRenewDeadline(Duration renewDeadline) {
+		this.renewDeadline = renewDeadline;
+	}
+
+	public Duration getRetryPeriod() {
+		return this.retryPeriod;
+	}
+
+	public void setRetryPeriod(Duration retryPeriod) {
+		this.retryPeriod = retryPeriod;
+	}
+
+	public boolean isReleaseOnShutdown() {
+		return this.releaseOnShutdown;
+	}
+
+	public void setReleaseOnShutdown(boolean releaseOnShutdown) {
+		this.releaseOnShutdown = releaseOnShutdown;
+	}
+
+	public Duration getShutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	/**
+	 * The group to join: the configured one, else the application's name, else
+	 * {@value #DEFAULT_GROUP}.
+	 */
+	public String determineGroup(Environment environment) {
+		if (this.group != null) {
+			return this.group;
+		}
+		String applicationName = environment.getProperty("spring.application.name");
+		return StringUtils.hasText(applicationName) ? applicationName : DEFAULT_GROUP;
+	}
+
+}

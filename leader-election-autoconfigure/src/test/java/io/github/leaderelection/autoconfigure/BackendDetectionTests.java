@@ -1,0 +1,51 @@
+package io.github.leaderelection.autoconfigure;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.mock.env.MockEnvironment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link BackendDetection}.
+ */
+class BackendDetectionTests {
+
+	private final BackendDetection.Context context = new BackendDetection.Context(new DefaultListableBeanFactory(),
+			new MockEnvironment(), getClass().getClassLoader());
+
+	@Test
+	void detectsNothingWithoutDataSource() {
+		assertThat(BackendDetection.standard().fitting(this.context)).isEmpty();
+	}
+
+	@Test
+	void namesEveryFittingBackendWhenSeveralFit() {
+		BackendDetection detection = new BackendDetection(List.of(
+				new BackendDetection.Candidate(LeaderElectionBackend.JDBC, "a DataSource bean", "add one",
+						(context) -> true),
+				new BackendDetection.Candidate(LeaderElectionBackend.REDIS, "a RedisConnectionFactory bean",
+						"add one", (context) -> true)));
+		LeaderElectionConfigurationException failure = detection.noStore(null, this.context);
+		assertThat(failure.getMessage()).isEqualTo("Several leader election backends fit the application and "
+				+ "leader-election.backend is not set: jdbc (detected by a DataSource bean), redis (detected by a "
+				+ "RedisConnectionFactory bean).");
+		assertThat(failure.action()).isEqualTo("Set leader-election.backend to one of: jdbc, redis.");
+	}
+
+	@Test
+	void tellsHowToProvideEachDetectableBackendWhenNoneFits() {
+		LeaderElectionConfigurationException failure = BackendDetection.standard().noStore(null, this.context);
+		assertThat(failure.getMessage()).contains("jdbc needs a DataSource bean");
+		assertThat(failure.action()).startsWith("To elect through jdbc, add spring-boot-starter-jdbc");
+	}
+
+	@Test
+	void listsAvailableBackends() {
+		assertThat(BackendDetection.available()).isEqualTo("jdbc, in-memory");
+	}
+
+}

@@ -1,0 +1,251 @@
+package io.github.leaderelection.autoconfigure;
+
+import java.nio.file.Path;
+
+import javax.sql.DataSource;
+
+import io.github.leaderelection.engine.LeaderElectionEngine;
+import io.github.leaderelection.jdbc.JdbcLeaseStore;
+import io.github.leaderelection.memory.InMemoryLeaseStore;
+import io.github.leaderelection.spi.LeaseStore;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+
+import static io.github.leaderelection.autoconfigure.LeaderElectionAutoConfigurationTests.analyze;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+
+/**
+ * Tests for {@link JdbcBackendConfiguration}.
+ */
+class JdbcBackendConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
+			AutoConfigurations.of(DataSourceAutoConfiguration.class, LeaderElectionAutoConfiguration.class));
+
+	@TempDir
+	Path directory;
+
+	@Test
+	void electsThroughApplicationDataSourceWhenDetected() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(JdbcLeaseStore.class);
+			assertThat(context.getBean(LeaderElectionEngine.class).store())
+				.isSameAs(context.getBean(JdbcLeaseStore.class));
+		});
+	}
+
+	@Test
+	void electsThroughDataSourceWhenSelected() {
+		this.contextRunner.withPropertyValues("leader-election.backend=jdbc")
+			.run((context) -> assertThat(context).hasSingleBean(JdbcLeaseStore.class));
+	}
+
+	@Test
+	void ignoresDataSourceWhenInMemoryIsSelected() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory")
+			.run((context) -> assertThat(context).hasSingleBean(InMemoryLeaseStore.class)
+				.doesNotHaveBean(JdbcLeaseStore.class));
+	}
+
+	@Test
+	void backsOffWhenUserDefinesLeaseStore() {
+		this.contextRunner.withBean("userLeaseStore", InMemoryLeaseStore.class, InMemoryLeaseStore::new)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LeaseStore.class).doesNotHaveBean(JdbcLeaseStore.class);
+				assertThat(context.getBean(LeaderElectionEngine.class).store())
+					.isSameAs(context.getBean("userLeaseStore"));
+			});
+	}
+
+	@Test
+	void createsTableInEmbeddedDatabaseByDefault() {
+		this.contextRunner.run((context) -> assertThatNoException()
+			.isThrownBy(() -> new JdbcLeaseStore(context.getBean(DataSource.class)).verifyTable()));
+	}
+
+	@Test
+	void createsTableWithConfiguredName() {
+		this.contextRunner.withPropertyValues("leader-election.jdbc.table-name=app_leases").run((context) -> {
+			DataSource dataSource = context.getBean(DataSource.class);
+			assertThatNoException().isThrownBy(() -> new JdbcLeaseStore(dataSource, "app_leases").verifyTable());
+			assertThatIllegalStateException().isThrownBy(() -> new JdbcLeaseStore(dataSource).verifyTable());
+		});
+	}
+
+	@Test
+	void failsWithStatementToRunWhenTableIsMissingAndInitializationIsNever() {
+		this.contextRunner.withPropertyValues("leader-election.jdbc.initialize-schema=never").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("The leader election table leader_election is missing")
+				.contains("CREATE TABLE IF NOT EXISTS leader_election (")
+				.contains("leader-election.jdbc.initialize-schema is 'never'");
+			assertThat(analysis.getAction()).contains("leader-election.jdbc.initialize-schema=always");
+		});
+	}
+
+	@Test
+	void checksTableInDatabaseThatIsNotEmbeddedByDefault() {
+		this.contextRunner.withPropertyValues("spring.datasource.url=" + fileDatabaseUrl()).run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("CREATE TABLE IF NOT EXISTS leader_election (")
+				.contains("is 'embedded' and the database is not embedded");
+		});
+	}
+
+	@Test
+	void createsTableInDatabaseThatIsNotEmbeddedWhenInitializationIsAlways() {
+		this.contextRunner
+			.withPropertyValues("spring.datasource.url=" + fileDatabaseUrl(),
+					"leader-election.jdbc.initialize-schema=always")
+			.run((context) -> assertThatNoException()
+				.isThrownBy(() -> new JdbcLeaseStore(context.getBean(DataSource.class)).verifyTable()));
+	}
+
+	@Test
+	void startsWhenTableExistsAndInitializationIsNever() {
+		String url = fileDatabaseUrl();
+		new JdbcLeaseStore(h2(url)).createTableIfMissing();
+		this.contextRunner
+			.withPropertyValues("spring.datasource.url=" + url, "leader-election.jdbc.initialize-schema=never")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseStore.class));
+	}
+
+	@Test
+	void checksTableAfterDatabaseInitializersRan() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DataSourceInitializationAutoConfiguration.class))
+			.withPropertyValues("spring.sql.init.mode=always",
+					"spring.sql.init.schema-locations=classpath:io/github/leaderelection/autoconfigure/schema.sql",
+					"leader-election.jdbc.table-name=migrated_leases", "leader-election.jdbc.initialize-schema=never")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseStore.class));
+	}
+
+	@Test
+	void usesDataSourceMarkedWithQualifierAmongSeveral() {
+		this.contextRunner.withUserConfiguration(QualifiedDataSourceConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(JdbcLeaseStore.class);
+			assertThatNoException().isThrownBy(
+					() -> new JdbcLeaseStore(context.getBean("leaderElectionDataSource", DataSource.class)).verifyTable());
+			assertThatIllegalStateException()
+				.isThrownBy(() -> new JdbcLeaseStore(context.getBean("mainDataSource", DataSource.class)).verifyTable());
+		});
+	}
+
+	@Test
+	void usesPrimaryDataSourceAmongSeveral() {
+		this.contextRunner.withUserConfiguration(PrimaryDataSourceConfiguration.class).run((context) -> {
+			assertThatNoException().isThrownBy(
+					() -> new JdbcLeaseStore(context.getBean("mainDataSource", DataSource.class)).verifyTable());
+			assertThatIllegalStateException().isThrownBy(
+					() -> new JdbcLeaseStore(context.getBean("otherDataSource", DataSource.class)).verifyTable());
+		});
+	}
+
+	@Test
+	void failsWithClearMessageWhenSeveralDataSourcesAndNoneIsMarked() {
+		this.contextRunner.withUserConfiguration(TwoDataSourcesConfiguration.class).run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("cannot choose among the DataSource beans")
+				.contains("mainDataSource")
+				.contains("otherDataSource");
+			assertThat(analysis.getAction()).startsWith("Mark the DataSource that holds the lease table with "
+					+ "@LeaderElectionDataSource (or @Primary)");
+		});
+	}
+
+	@Test
+	void failsWithClearMessageWhenTableNameIsUnsafe() {
+		this.contextRunner.withPropertyValues("leader-election.jdbc.table-name=leases; DROP TABLE users")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription())
+					.startsWith("Invalid value 'leases; DROP TABLE users' for leader-election.jdbc.table-name");
+				assertThat(analysis.getAction()).startsWith("Set leader-election.jdbc.table-name to a table name of "
+						+ "letters, digits and underscores");
+			});
+	}
+
+	@Test
+	void failsWithClearMessageWhenInitializationModeIsUnknown() {
+		this.contextRunner.withPropertyValues("leader-election.jdbc.initialize-schema=sometimes").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription())
+				.startsWith("Invalid value 'sometimes' for leader-election.jdbc.initialize-schema");
+			assertThat(analysis.getAction())
+				.isEqualTo("Set leader-election.jdbc.initialize-schema to one of: always, embedded, never.");
+		});
+	}
+
+	private String fileDatabaseUrl() {
+		return "jdbc:h2:file:" + this.directory.resolve("leases").toAbsolutePath();
+	}
+
+	private static DataSource h2(String url) {
+		JdbcDataSource dataSource = new JdbcDataSource();
+		dataSource.setURL(url);
+		return dataSource;
+	}
+
+	private static DataSource embedded(String name) {
+		return h2("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class QualifiedDataSourceConfiguration {
+
+		@Bean
+		DataSource mainDataSource() {
+			return embedded("qualified-main");
+		}
+
+		@Bean
+		@LeaderElectionDataSource
+		DataSource leaderElectionDataSource() {
+			return embedded("qualified-election");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PrimaryDataSourceConfiguration {
+
+		@Bean
+		@Primary
+		DataSource mainDataSource() {
+			return embedded("primary-main");
+		}
+
+		@Bean
+		DataSource otherDataSource() {
+			return embedded("primary-other");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoDataSourcesConfiguration {
+
+		@Bean
+		DataSource mainDataSource() {
+			return embedded("two-main");
+		}
+
+		@Bean
+		DataSource otherDataSource() {
+			return embedded("two-other");
+		}
+
+	}
+
+}

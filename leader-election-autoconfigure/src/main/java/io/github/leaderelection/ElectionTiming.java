@@ -8,12 +8,13 @@ import java.util.Objects;
  *
  * <ul>
  * <li>{@code leaseDuration}: how long the store keeps a lease that is not renewed; crash failover
- * takes at most {@code leaseDuration + 1.2 x retryPeriod}.</li>
+ * takes at most {@code leaseDuration + retryPeriod}.</li>
  * <li>{@code renewDeadline}: how long a leader keeps believing after the start of its last
  * successful renewal. The gap to {@code leaseDuration} is the margin that absorbs differences in
  * clock rate between this process and the store.</li>
- * <li>{@code retryPeriod}: how often the leader renews and followers try (with up to 20% jitter).
- * </li>
+ * <li>{@code retryPeriod}: how often the leader renews and followers try (followers at random
+ * between {@code retryPeriod / 1.2} and {@code retryPeriod}, so that a released lease is taken
+ * within one retry period).</li>
  * </ul>
  *
  * @param leaseDuration lease kept by the store
@@ -22,7 +23,7 @@ import java.util.Objects;
  */
 public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
 
-	/** Share of the retry period added at random to followers' attempts. */
+	/** Followers' attempts come at random between {@code retryPeriod / (1 + JITTER)} and {@code retryPeriod}. */
 	public static final double JITTER = 0.2;
 
 	/** 15s / 10s / 2s, the defaults of client-go. */

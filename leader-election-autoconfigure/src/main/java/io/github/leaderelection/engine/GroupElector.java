@@ -598,9 +598,14 @@ final class GroupElector implements LeaderElection {
 		}
 	}
 
+	/**
+	 * A follower's next attempt, spread at random between {@code retryPeriod / 1.2} and
+	 * {@code retryPeriod}: the followers of a group do not hit the store together, and a released
+	 * lease is taken within one retry period even by a store that cannot push.
+	 */
 	private long followerDelay() {
 		double jitter = 1 + ThreadLocalRandom.current().nextDouble() * ElectionTiming.JITTER;
-		return (long) (this.retryPeriodNanos * jitter);
+		return (long) (this.retryPeriodNanos / jitter);
 	}
 
 	private long now() {

@@ -2,39 +2,17 @@ package io.github.leaderelection.jdbc;
 
 import java.util.Map;
 
-import io.github.leaderelection.spi.LeaseStore;
-import io.github.leaderelection.spi.LeaseStoreContractTests;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import javax.sql.DataSource;
 
 /**
  * Contract tests for {@link JdbcLeaseStore} on MariaDB or MySQL with a driver that counts changed
  * rather than matched rows.
  */
-class AffectedRowsJdbcLeaseStoreTests extends LeaseStoreContractTests {
-
-	private static ScratchTable table;
-
-	@BeforeAll
-	static void createTable() {
-		table = ScratchTable.create(TestDatabases.mysqlFamily(Map.of("useAffectedRows", "true")));
-	}
-
-	@AfterAll
-	static void dropTable() {
-		if (table != null) {
-			table.drop();
-		}
-	}
+class AffectedRowsJdbcLeaseStoreTests extends JdbcLeaseStoreContractTests {
 
 	@Override
-	protected LeaseStore createStore() {
-		return table.store();
-	}
-
-	@Override
-	protected LeaseStore createStoreWithIdentifier(String unsafeIdentifier) {
-		return new JdbcLeaseStore(table.dataSource(), unsafeIdentifier);
+	protected DataSource dataSource() {
+		return TestDatabases.mysqlFamily(Map.of("useAffectedRows", "true"));
 	}
 
 }

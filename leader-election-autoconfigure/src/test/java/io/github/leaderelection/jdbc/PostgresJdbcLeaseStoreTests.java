@@ -1,37 +1,15 @@
 package io.github.leaderelection.jdbc;
 
-import io.github.leaderelection.spi.LeaseStore;
-import io.github.leaderelection.spi.LeaseStoreContractTests;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import javax.sql.DataSource;
 
 /**
  * Contract tests for {@link JdbcLeaseStore} on PostgreSQL (see {@link TestDatabases}).
  */
-class PostgresJdbcLeaseStoreTests extends LeaseStoreContractTests {
-
-	private static ScratchTable table;
-
-	@BeforeAll
-	static void createTable() {
-		table = ScratchTable.create(TestDatabases.postgres());
-	}
-
-	@AfterAll
-	static void dropTable() {
-		if (table != null) {
-			table.drop();
-		}
-	}
+class PostgresJdbcLeaseStoreTests extends JdbcLeaseStoreContractTests {
 
 	@Override
-	protected LeaseStore createStore() {
-		return table.store();
-	}
-
-	@Override
-	protected LeaseStore createStoreWithIdentifier(String unsafeIdentifier) {
-		return new JdbcLeaseStore(table.dataSource(), unsafeIdentifier);
+	protected DataSource dataSource() {
+		return TestDatabases.postgres();
 	}
 
 }

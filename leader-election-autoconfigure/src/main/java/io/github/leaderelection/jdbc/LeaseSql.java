@@ -33,8 +33,11 @@ record LeaseSql(String read, String acquire, String insert, String renew, String
 	private static final String RENEW = "UPDATE {table} SET lease_until_ms = {now} + ? "
 			+ "WHERE group_name = ? AND holder_id = ? AND term = ?";
 
+	// Never before active_from_ms: a holder that releases while still waiting out an earlier
+	// holder must pass that wait on to the next one.
 	private static final String RELEASE = "UPDATE {table} SET holder_id = NULL, "
-			+ "lease_until_ms = LEAST(lease_until_ms, {now}) WHERE group_name = ? AND holder_id = ? AND term = ?";
+			+ "lease_until_ms = GREATEST(LEAST(lease_until_ms, {now}), active_from_ms) "
+			+ "WHERE group_name = ? AND holder_id = ? AND term = ?";
 
 	// A new term, so that every term names one holder; the current holder itself is left alone.
 	private static final String FORCE = "UPDATE {table} SET holder_id = ?, term = term + 1, "

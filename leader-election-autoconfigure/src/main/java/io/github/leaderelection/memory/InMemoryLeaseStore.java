@@ -88,7 +88,8 @@ public class InMemoryLeaseStore implements LeaseStore {
 				return row;
 			}
 			released[0] = true;
-			return new Row(null, row.term, row.activeFrom, Math.min(row.leaseEnd, now));
+			// Never before activeFrom: a holder still waiting out an earlier one passes the wait on.
+			return new Row(null, row.term, row.activeFrom, Math.max(Math.min(row.leaseEnd, now), row.activeFrom));
 		});
 		if (released[0]) {
 			notifyWatchers(lease.group());

@@ -44,7 +44,9 @@ public interface LeaseStore {
 
 	/**
 	 * Ends the lease at once, only if it still has this lease's holder and term; otherwise does
-	 * nothing. The caller must have stopped acting as leader before calling this.
+	 * nothing. The caller must have stopped acting as leader before calling this. A holder that was
+	 * still waiting out an earlier holder ({@link Lease#activeIn()}) leaves that wait in place for
+	 * the next one.
 	 */
 	void release(Lease lease, Duration timeout);
 

@@ -259,6 +259,21 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	@Test
+	void releasingWhileWaitingOutAnEarlierHolderKeepsTheWait() {
+		String group = newGroup();
+		acquire(this.store, group, "a", LIVE).orElseThrow();
+		this.store.clear(group, TIMEOUT);
+		// b takes over the cleared lease and must wait out a's, then gives up before acting:
+		// a may still believe, so c must wait too.
+		Lease waiting = acquire(createStore(), group, "b", LIVE).orElseThrow();
+		assertThat(waiting.activeIn()).isPositive();
+		this.store.release(waiting, TIMEOUT);
+		Lease next = acquire(createStore(), group, "c", LIVE).orElseThrow();
+		assertThat(next.term()).isGreaterThan(waiting.term());
+		assertThat(next.activeIn()).isPositive();
+	}
+
+	@Test
 	void clearingUnknownGroupDoesNothing() {
 		String group = newGroup();
 		this.store.clear(group, TIMEOUT);

@@ -403,8 +403,10 @@ final class GroupElector implements LeaderElection {
 			logger.debug("Could not read group '{}' after losing its lease", this.group, ex);
 		}
 		if (lostBelief != null) {
-			// Another holder, or none, before our deadline: only an administrator does that.
-			RevocationReason reason = (now != null) ? RevocationReason.FORCED_ELSEWHERE : RevocationReason.LEASE_LOST;
+			// Another holder, or none, before our deadline: only an administrator does that. A store
+			// that still names us refused for its own reasons (a suspended ZooKeeper session, say).
+			boolean forced = now != null && !now.isHeldBy(this.candidateId);
+			RevocationReason reason = forced ? RevocationReason.FORCED_ELSEWHERE : RevocationReason.LEASE_LOST;
 			synchronized (this) {
 				announceRevoked(lostBelief, reason);
 			}

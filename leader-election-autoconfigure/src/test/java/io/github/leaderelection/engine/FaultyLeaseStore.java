@@ -16,7 +16,7 @@ class FaultyLeaseStore implements LeaseStore {
 
 	enum Mode {
 
-		NORMAL, FAIL, HANG
+		NORMAL, FAIL, HANG, REFUSE_RENEWALS
 
 	}
 
@@ -47,6 +47,11 @@ class FaultyLeaseStore implements LeaseStore {
 		this.mode = Mode.FAIL;
 	}
 
+	/** Renewals answer {@code false} while the lease still names its holder, as a suspended session does. */
+	void refuseRenewals() {
+		this.mode = Mode.REFUSE_RENEWALS;
+	}
+
 	void hang() {
 		this.hang = new CountDownLatch(1);
 		this.mode = Mode.HANG;
@@ -71,7 +76,7 @@ class FaultyLeaseStore implements LeaseStore {
 					throw new IllegalStateException("interrupted while hung", ex);
 				}
 			}
-			case NORMAL -> {
+			case NORMAL, REFUSE_RENEWALS -> {
 			}
 		}
 	}
@@ -91,7 +96,7 @@ class FaultyLeaseStore implements LeaseStore {
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		before();
-		return this.delegate.renew(lease, leaseDuration, timeout);
+		return this.mode != Mode.REFUSE_RENEWALS && this.delegate.renew(lease, leaseDuration, timeout);
 	}
 
 	@Override

@@ -271,6 +271,17 @@ class LeaderElectionEngineTests {
 	}
 
 	@Test
+	void aRenewalRefusedWhileTheStoreStillNamesUsIsALostLeaseNotAForcedChange() {
+		FaultyLeaseStore aStore = new FaultyLeaseStore(this.store);
+		Candidate a = candidate("a", aStore);
+		await().atMost(WAIT).until(a.election::isLeader);
+		aStore.refuseRenewals();
+		await().atMost(WAIT).until(() -> !a.events.revocations.isEmpty());
+		assertThat(a.events.reasons().get(0)).isEqualTo(RevocationReason.LEASE_LOST);
+		aStore.heal();
+	}
+
+	@Test
 	void aLeadershipStopsBeingValidWhenItsTermEnds() {
 		Candidate a = candidate("a", this.store);
 		await().atMost(WAIT).until(a.election::isLeader);

@@ -27,6 +27,10 @@ import static org.awaitility.Awaitility.await;
  */
 public abstract class LeaseStoreContractTests {
 
+	// The protected tests assume a lease that ends after a time and a forced leader that need not
+	// take part yet; a store whose leases end otherwise (a ZooKeeper session) overrides them with
+	// its equivalent, under the same name.
+
 	/** Long enough to stay live through any step of a test on a slow machine. */
 	protected static final Duration LIVE = Duration.ofSeconds(30);
 
@@ -94,7 +98,7 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	@Test
-	void takesOverExpiredLeaseWithGreaterTermAndNoWait() {
+	protected void takesOverExpiredLeaseWithGreaterTermAndNoWait() throws Exception {
 		String group = newGroup();
 		Lease old = acquire(this.store, group, "a", SHORT).orElseThrow();
 		awaitExpiry(group);
@@ -134,7 +138,7 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	@Test
-	void renewsExpiredLeaseThatNobodyTook() {
+	protected void renewsExpiredLeaseThatNobodyTook() throws Exception {
 		String group = newGroup();
 		Lease lease = acquire(this.store, group, "a", SHORT).orElseThrow();
 		awaitExpiry(group);
@@ -176,7 +180,7 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	@Test
-	void termsOnlyGrowAcrossAcquireExpiryReleaseForceAndClear() {
+	protected void termsOnlyGrowAcrossAcquireExpiryReleaseForceAndClear() throws Exception {
 		String group = newGroup();
 		LeaseStore other = createStore();
 		List<Long> terms = new ArrayList<>();
@@ -202,7 +206,7 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	@Test
-	void forcedLeaderTakesOverOnlyAfterCurrentLeaseEnds() {
+	protected void forcedLeaderTakesOverOnlyAfterCurrentLeaseEnds() throws Exception {
 		String group = newGroup();
 		Lease old = acquire(this.store, group, "a", LIVE).orElseThrow();
 		Duration remainder = read(group).expiresIn();
@@ -233,7 +237,7 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	@Test
-	void forcingLeaderOfUnknownGroupLetsItInAtOnce() {
+	protected void forcingLeaderOfUnknownGroupLetsItInAtOnce() throws Exception {
 		String group = newGroup();
 		this.store.forceLeader(group, "b", TIMEOUT);
 		Lease forced = read(group);

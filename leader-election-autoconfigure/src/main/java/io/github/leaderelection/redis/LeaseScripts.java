@@ -1,0 +1,229 @@
+package io.github.leaderelection.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The Lua scripts of a {@link RedisLeaseStore}: each operation is one script, so Redis runs it
+ * atomically, and {@code TIME} inside it is the only clock.
+ *
+ * <p>Every script gets the two keys of one group, in one hash slot:
+ * <ol>
+ * <li>the lease, {@code "<term>:<holder>"}, set with {@code PX} so that Redis's own expiry ends it;
+ * it exists only while a lease is live;</li>
+ * <li>the record, a hash without expiry: {@code holder} ({@code ""} for none), {@code term},
+ * {@code lease_end} and {@code active_from} (server milliseconds), and {@code server}, the run id of
+ * the Redis process whose grant wrote the record ({@code ""} when no process vouches for it).</li>
+ * </ol>
+ * Renew, release and clear never change {@code server}: only a grant, which waits out whatever it
+ * cannot know, may vouch for the record again.
+ */
+enum LeaseScripts {
+
+	/** Returns {@code {holder, term, expiresInMs, activeInMs}}, or nothing for an unknown group. */
+	READ("""
+			local now = clock()
+			local rec, live = record(), lease()
+			if not rec and not live then
+			  return {}
+			end
+			local holder, term, expires_in, active_in = '', 0, 0, 0
+			if rec then
+			  holder, term, expires_in = rec.holder, rec.term, rec.lease_end - now
+			  active_in = math.max(0, rec.active_from - now)
+			end
+			if live then
+			  holder, term, expires_in = live.holder, live.term, live.ttl
+			elseif holder ~= '' then
+			  -- The lease key is what acquire looks at: without it the lease is over.
+			  expires_in = math.min(expires_in, 0)
+			end
+			return {holder, term, expires_in, active_in}
+			"""),
+
+	/**
+	 * ARGV: candidate, lease milliseconds, highest term the calling store has seen of the group.
+	 * Returns {@code {holder, term, expiresInMs, activeInMs}}, or nothing when another candidate
+	 * holds a live lease.
+	 */
+	ACQUIRE("""
+			local candidate, duration, seen = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+			local now, micros = clock()
+			local rec, live = record(), lease()
+			if live and live.holder ~= candidate then
+			  return {}
+			end
+			local server = run_id()
+			local term, previous_end
+			if rec and rec.server == server and seen <= rec.term then
+			  -- Vouched for by a grant on this very process, which has lost nothing since (a lost
+			  -- record is missing, and one older than a term the caller saw is not this one):
+			  -- nobody before acts after the recorded lease end.
+			  term = rec.term + 1
+			  previous_end = math.max(rec.lease_end, rec.active_from)
+			elseif not rec and not live and seen == 0 then
+			  -- Never led, as far as anyone here can tell.
+			  term = micros
+			  previous_end = now
+			else
+			  -- Data lost (restart without persistence, FLUSHALL) or not vouched for by this process
+			  -- (restart from disk, failover, resharding): an earlier holder may act for up to a lease
+			  -- duration, with terms that are unknown but below the microseconds of the clock.
+			  term = micros
+			  previous_end = now + duration
+			end
+			term = math.max(term, seen + 1, rec and rec.term + 1 or 1, live and live.term + 1 or 1)
+			if live then
+			  previous_end = math.max(previous_end, now + live.ttl)
+			end
+			local active_from = math.max(now, previous_end)
+			redis.call('SET', KEYS[1], int(term) .. ':' .. candidate, 'PX', duration)
+			redis.call('HSET', KEYS[2], 'holder', candidate, 'term', int(term), 'lease_end', int(now + duration),
+			  'active_from', int(active_from), 'server', server)
+			return {candidate, term, duration, active_from - now}
+			"""),
+
+	/** ARGV: holder, term, lease milliseconds. Returns {@code {1}} if renewed, else {@code {0}}. */
+	RENEW("""
+			local rec = record()
+			if not rec or rec.holder ~= ARGV[1] or rec.term ~= tonumber(ARGV[2]) then
+			  return {0}
+			end
+			local now = clock()
+			local duration = tonumber(ARGV[3])
+			redis.call('SET', KEYS[1], ARGV[2] .. ':' .. ARGV[1], 'PX', duration)
+			redis.call('HSET', KEYS[2], 'lease_end', int(now + duration))
+			return {1}
+			"""),
+
+	/** ARGV: holder, term, channel to announce on ({@code ""} for none). Returns {@code {1}} if released. */
+	RELEASE("""
+			local rec = record()
+			if not rec or rec.holder ~= ARGV[1] or rec.term ~= tonumber(ARGV[2]) then
+			  return {0}
+			end
+			local now = clock()
+			redis.call('DEL', KEYS[1])
+			-- Not before active_from: until then the holder before this one may still act.
+			redis.call('HSET', KEYS[2], 'holder', '',
+			  'lease_end', int(math.max(math.min(rec.lease_end, now), rec.active_from)))
+			if ARGV[3] ~= '' then
+			  redis.call('PUBLISH', ARGV[3], 'released')
+			end
+			return {1}
+			"""),
+
+	/**
+	 * ARGV: candidate, highest term the calling store has seen, channel. Returns {@code {1}} if the
+	 * candidate was named, {@code {0}} if it already held the lease.
+	 */
+	FORCE("""
+			local target, seen = ARGV[1], tonumber(ARGV[2])
+			local now, micros = clock()
+			local rec, live = record(), lease()
+			local holder = live and live.holder or (rec and rec.holder) or ''
+			if holder == target then
+			  return {0}
+			end
+			local term, lease_end, active_from, server
+			if rec then
+			  term, lease_end, active_from, server = rec.term + 1, rec.lease_end, rec.active_from, rec.server
+			else
+			  -- Vouch for a new record only where a first election would be at once.
+			  term, lease_end, active_from = math.max(seen + 1, micros), now, now
+			  server = (not live and seen == 0) and run_id() or ''
+			end
+			if live then
+			  term = math.max(term, live.term + 1)
+			  lease_end = math.max(lease_end, now + live.ttl)
+			end
+			if lease_end > now then
+			  redis.call('SET', KEYS[1], int(term) .. ':' .. target, 'PX', lease_end - now)
+			end
+			redis.call('HSET', KEYS[2], 'holder', target, 'term', int(term), 'lease_end', int(lease_end),
+			  'active_from', int(active_from), 'server', server)
+			redis.call('PUBLISH', ARGV[3], 'forced')
+			return {1}
+			"""),
+
+	/** ARGV: channel. Returns {@code {1}} if there was a record to clear. */
+	CLEAR("""
+			local rec, live = record(), lease()
+			if not rec and not live then
+			  return {0}
+			end
+			local now = clock()
+			local lease_end = rec and rec.lease_end or now
+			if live then
+			  lease_end = math.max(lease_end, now + live.ttl)
+			end
+			if not rec then
+			  redis.call('HSET', KEYS[2], 'term', int(live.term), 'active_from', int(now), 'server', '')
+			end
+			redis.call('DEL', KEYS[1])
+			redis.call('HSET', KEYS[2], 'holder', '', 'lease_end', int(lease_end))
+			redis.call('PUBLISH', ARGV[1], 'cleared')
+			return {1}
+			""");
+
+	private static final String PRELUDE = """
+			local function clock()
+			  local t = redis.call('TIME')
+			  local seconds, micros = tonumber(t[1]), tonumber(t[2])
+			  return seconds * 1000 + math.floor(micros / 1000), seconds * 1000000 + micros
+			end
+			local function int(n)
+			  return string.format('%.0f', n)
+			end
+			local function record()
+			  local r = redis.call('HMGET', KEYS[2], 'holder', 'term', 'lease_end', 'active_from', 'server')
+			  if not r[2] then
+			    return nil
+			  end
+			  return {holder = r[1] or '', term = tonumber(r[2]), lease_end = tonumber(r[3]) or 0,
+			    active_from = tonumber(r[4]) or 0, server = r[5] or ''}
+			end
+			local function lease()
+			  local value = redis.call('GET', KEYS[1])
+			  if not value then
+			    return nil
+			  end
+			  local colon = string.find(value, ':', 1, true)
+			  return {term = tonumber(string.sub(value, 1, colon - 1)), holder = string.sub(value, colon + 1),
+			    ttl = redis.call('PTTL', KEYS[1])}
+			end
+			local function run_id()
+			  return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+			end
+			""";
+
+	private final String source;
+
+	private final String sha1;
+
+	LeaseScripts(String body) {
+		this.source = PRELUDE + body;
+		this.sha1 = sha1(this.source);
+	}
+
+	String source() {
+		return this.source;
+	}
+
+	String sha1() {
+		return this.sha1;
+	}
+
+	private static String sha1(String source) {
+		try {
+			return HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

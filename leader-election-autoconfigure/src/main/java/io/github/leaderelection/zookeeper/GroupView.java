@@ -1,0 +1,54 @@
+package io.github.leaderelection.zookeeper;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.leaderelection.spi.Lease;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A group as read at one instant.
+ *
+ * @param grant the group node's data
+ * @param version the version of that data, which every write checks
+ * @param createdMillis when the group node was created, by ZooKeeper's clock
+ * @param queue the names of the candidates' nodes, lowest sequence first
+ */
+record GroupView(Grant grant, int version, long createdMillis, List<String> queue) {
+
+	boolean isQueued(@Nullable String node) {
+		return node != null && this.queue.contains(node);
+	}
+
+	/** Whether the holder's node is still there: the lease lives as long as its session. */
+	boolean hasLiveHolder() {
+		return this.grant.holder() != null && isQueued(this.grant.node());
+	}
+
+	/**
+	 * The term of the next grant. Terms start at the group node's creation in microseconds, so that
+	 * a group node created again after ZooKeeper lost its data starts above every earlier term (while
+	 * grants come less than once a microsecond and ZooKeeper's clock does not step back).
+	 */
+	long nextTerm() {
+		return Math.max(this.grant.term(), this.createdMillis * 1000) + 1;
+	}
+
+	/** How long the next holder must wait after a forced change: as long as a live holder may believe. */
+	long quietAfterChange() {
+		return Math.max(this.grant.quietMillis(), hasLiveHolder() ? this.grant.leaseMillis() : 0);
+	}
+
+	/**
+	 * The lease as the SPI sees it: expiring in the holder's lease duration while its node lives,
+	 * expired once it is gone (or, when {@code open}, at once).
+	 */
+	Lease toLease(String group, boolean open) {
+		boolean live = hasLiveHolder() && !open;
+		Duration expiresIn = (this.grant.holder() == null) ? Duration.ofMillis(this.grant.quietMillis())
+				: live ? Duration.ofMillis(this.grant.leaseMillis()) : Duration.ZERO;
+		return new Lease(group, this.grant.holder(), this.grant.term(), open ? Duration.ZERO : expiresIn,
+				live ? Duration.ofMillis(this.grant.quietMillis()) : Duration.ZERO);
+	}
+
+}

@@ -1,0 +1,698 @@
+package io.github.leaderelection.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
+
+import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A lease store on ZooKeeper, through Curator, in which candidates queue as ephemeral sequential
+ * nodes, the lowest takes the lease, and a lease lasts as long as its holder's session.
+ *
+ * <p>Each group is a persistent node {@code <basePath>/<group, percent-encoded>}. Its children are
+ * the queue: one node per candidate, holding the candidate id. Its data is the last {@link Grant}.
+ * Every grant, renewal, release, force and clear is one multi-operation that checks the version of
+ * that data, so each grant adds exactly one to the term, all candidates read the same term, and
+ * terms survive restarts (they start at the group node's creation time in microseconds, so they
+ * keep growing even if ZooKeeper's data is wiped and the node created again).
+ *
+ * <ul>
+ * <li>The lease goes to the lowest node once the previous holder's node is gone (released, session
+ * ended, or re-queued by a forced change). Every other node watches only its predecessor, so the
+ * successor learns within milliseconds and nobody else wakes up.</li>
+ * <li>Expiry is the end of the holder's session: {@link Lease#expiresIn()} reads as the holder's
+ * lease duration while its node lives, zero once it is gone. A renewal is a multi-operation
+ * committed by the ZooKeeper leader, so it also proves that the session was alive at that instant;
+ * the session then lives at least a session timeout longer, while the leader believes at most a
+ * renew deadline longer. Hence {@link #tryAcquire} grants only when the negotiated session timeout
+ * is at least the lease duration (which exceeds the renew deadline).</li>
+ * <li>A renewal fails after any SUSPENDED since the grant, so the leader stops at once, unless
+ * {@code keepLeadingWhileSuspended}. A grant requires the node's ephemeral owner to be the current
+ * session (CURATOR-696); a create whose answer arrives after its call gave up deletes the node it
+ * made and nothing else (CURATOR-498); watch events of an ended session are ignored.</li>
+ * </ul>
+ *
+ * <p>IMPORTANT: only {@link #tryAcquire} carries a candidate id, and the engine calls it only when
+ * {@link #read} says the lease may be taken. So that followers queue (and watch their predecessor)
+ * from the start, a read through a store that {@linkplain #watch watches} a group with more
+ * watchers than queued nodes reports the lease as expired: the engine then calls
+ * {@code tryAcquire}, which queues the candidate, and the next read tells the truth.
+ */
+public class ZookeeperLeaseStore implements LeaseStore {
+
+	/** The base path used unless another is given. */
+	public static final String DEFAULT_BASE_PATH = "/leader-election";
+
+	/** Segments of letters, digits, '_', '.' and '-', not starting with '.' or '-'. */
+	static final String BASE_PATH_PATTERN = "^(/[A-Za-z_][A-Za-z0-9_.-]{0,99})+$";
+
+	private static final Pattern BASE_PATH = Pattern.compile(BASE_PATH_PATTERN);
+
+	/** Candidate nodes end with ZooKeeper's ten-digit sequence number. */
+	private static final Pattern QUEUE_NODE = Pattern.compile(".*-lease-\\d{10}");
+
+	private static final Duration PARTICIPANTS_TIMEOUT = Duration.ofSeconds(5);
+
+	private static final Logger logger = LoggerFactory.getLogger(ZookeeperLeaseStore.class);
+
+	private final CuratorCalls zookeeper;
+
+	private final String basePath;
+
+	private final boolean keepLeadingWhileSuspended;
+
+	/** This store's candidates, by group and candidate id. */
+	private final Map<String, Map<String, Member>> members = new ConcurrentHashMap<>();
+
+	private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
+
+	/** Groups seen granted: finding one of them never granted means that ZooKeeper lost its data. */
+	private final Set<String> grantedGroups = ConcurrentHashMap.newKeySet();
+
+	/** The last connection state reported, or null before the first report. */
+	private volatile @Nullable ConnectionState connection;
+
+	/** How many times the connection was SUSPENDED or LOST: a grant does not survive one. */
+	private final AtomicLong suspensions = new AtomicLong();
+
+	public ZookeeperLeaseStore(CuratorFramework client) {
+		this(client, DEFAULT_BASE_PATH, false);
+	}
+
+	/**
+	 * Creates a store on a client, started or not.
+	 * @param basePath the node under which the groups live
+	 * @param keepLeadingWhileSuspended whether a leader keeps leading while the connection is
+	 * SUSPENDED, until it is LOST or the leader's renew deadline passes. With Curator's LeaderLatch
+	 * this policy gave two leaders (CURATOR-460), because the time until LOST was counted from
+	 * SUSPENDED, which itself comes up to two thirds of a session timeout after the last contact.
+	 * Here the belief ends at the renew deadline counted from the start of the last successful
+	 * renewal, which the server saw, and the session outlives it by at least the session timeout
+	 * minus the renew deadline; the remaining risk is clock rates that differ by more than that.
+	 * @throws IllegalArgumentException if the base path does not match {@value #BASE_PATH_PATTERN}
+	 */
+	public ZookeeperLeaseStore(CuratorFramework client, String basePath, boolean keepLeadingWhileSuspended) {
+		this.zookeeper = new CuratorCalls(Objects.requireNonNull(client, "client"));
+		this.basePath = requireValidBasePath(basePath);
+		this.keepLeadingWhileSuspended = keepLeadingWhileSuspended;
+		client.getConnectionStateListenable().addListener(this::stateChanged);
+	}
+
+	static String requireValidBasePath(String basePath) {
+		Objects.requireNonNull(basePath, "basePath");
+		if (!BASE_PATH.matcher(basePath).matches()) {
+			throw new IllegalArgumentException("Invalid base path '" + basePath + "': it must match " + BASE_PATH_PATTERN);
+		}
+		if (basePath.equals("/zookeeper") || basePath.startsWith("/zookeeper/")) {
+			throw new IllegalArgumentException("Invalid base path '" + basePath + "': /zookeeper is ZooKeeper's own");
+		}
+		return basePath;
+	}
+
+	@Override
+	public Optional<Lease> read(String group, Duration timeout) {
+		return execute("read the lease of", group, timeout, (deadline) -> {
+			GroupView view = view(group, deadline);
+			if (view == null || view.grant().term() == 0) {
+				return Optional.empty();
+			}
+			List<Member> groupMembers = groupMembers(group);
+			groupMembers.forEach((member) -> armWatch(member, view));
+			long queued = groupMembers.stream().filter((member) -> view.isQueued(member.node)).count();
+			return Optional.of(view.toLease(group, watcherCount(group) > queued));
+		});
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		return execute("acquire the lease of", group, timeout, (deadline) -> {
+			requireSafeSession(leaseDuration);
+			boolean watched = watcherCount(group) > 0;
+			Member member = this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
+				.computeIfAbsent(candidateId, (key) -> new Member(group, candidateId));
+			synchronized (member) {
+				Optional<Lease> lease = acquire(member, leaseDuration, deadline);
+				if (lease.isEmpty() && watched && watcherCount(group) == 0) {
+					leave(member); // the elector stopped meanwhile: do not stay queued for nobody
+				}
+				return lease;
+			}
+		});
+	}
+
+	private Optional<Lease> acquire(Member member, Duration leaseDuration, long deadline) throws Exception {
+		GroupView view = view(member.group, deadline);
+		boolean joined = false;
+		if (view == null || !view.isQueued(member.node)) {
+			join(member, deadline);
+			joined = true;
+			view = Objects.requireNonNull(view(member.group, deadline), "group node");
+		}
+		Grant last = view.grant();
+		String node = Objects.requireNonNull(member.node);
+		boolean mine = member.candidateId.equals(last.holder()) && node.equals(last.node());
+		if (view.hasLiveHolder() ? !mine : !node.equals(view.queue().get(0))) {
+			member.term = 0;
+			armWatch(member, view);
+			if (joined) {
+				notifyWatchers(member.group); // queued now: let the elector read the truth at once
+			}
+			return Optional.empty();
+		}
+		boolean seenGranted = this.grantedGroups.contains(member.group);
+		long suspensionsBefore = this.suspensions.get();
+		// CURATOR-696: after a new session, never grant on a node that this session does not own.
+		long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
+		CuratorEvent exists = this.zookeeper.exists(nodePath(member.group, node), deadline);
+		if (exists.getStat() == null || exists.getStat().getEphemeralOwner() != session) {
+			member.node = null;
+			return Optional.empty();
+		}
+		// After a forced change the previous holder may believe for its lease duration still. So may
+		// the holder of a group whose grants ZooKeeper lost.
+		long quietMillis = (last.term() == 0 && seenGranted) ? leaseDuration.toMillis() : last.quietMillis();
+		// The wait stays in the group node until this holder's renewals see it over, so that a release
+		// before then passes it on to the next holder.
+		Grant grant = new Grant(view.nextTerm(), member.candidateId, node, leaseDuration.toMillis(), quietMillis);
+		CuratorEvent result = this.zookeeper.transaction(deadline, this.zookeeper.check(nodePath(member.group, node)),
+				this.zookeeper.setData(groupPath(member.group), view.version(), grant.bytes()));
+		if (CuratorCalls.isConflict(result)) {
+			member.term = 0;
+			return Optional.empty();
+		}
+		member.granted(grant, CuratorCalls.newVersion(result), session, suspensionsBefore);
+		this.grantedGroups.add(member.group);
+		armWatch(member, view); // the holder watches its own node, which a forced change deletes
+		return Optional.of(new Lease(member.group, member.candidateId, grant.term(), leaseDuration,
+				Duration.ofMillis(quietMillis)));
+	}
+
+	@Override
+	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		Member member = member(lease);
+		if (member == null) {
+			return false;
+		}
+		return execute("renew the lease of", lease.group(), timeout, (deadline) -> {
+			ConnectionState state = this.connection;
+			if (this.keepLeadingWhileSuspended && !isConnected() && state != ConnectionState.LOST) {
+				throw new LeaderElectionException("Not connected to ZooKeeper (" + state + "); keeping the lease until "
+						+ "the renew deadline, as keepLeadingWhileSuspended asks");
+			}
+			// Even if the connection is back by now: the safe default stops on every suspension, as
+			// Curator's LeaderLatch does, and the candidate acquires again with a new term.
+			if (!isConnected() || (!this.keepLeadingWhileSuspended && this.suspensions.get() != member.suspensions)) {
+				member.term = 0;
+				return false;
+			}
+			synchronized (member) {
+				String node = member.node;
+				long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
+				if (member.term != lease.term() || node == null || member.session != session) {
+					return false;
+				}
+				String groupPath = groupPath(member.group);
+				long millis = leaseDuration.toMillis();
+				long quietMillis = member.isActive() ? 0 : member.quietMillis;
+				boolean changed = millis != member.leaseMillis || quietMillis != member.quietMillis;
+				// Checks only, unless something changed: still a write, committed by the ZooKeeper
+				// leader, so that no lagging server can confirm a lease it does not know was lost.
+				CuratorOp granted = changed ? this.zookeeper.setData(groupPath, member.version,
+						new Grant(member.term, member.candidateId, node, millis, quietMillis).bytes())
+						: this.zookeeper.check(groupPath, member.version);
+				CuratorEvent result = this.zookeeper.transaction(deadline,
+						this.zookeeper.check(nodePath(member.group, node)), granted);
+				if (CuratorCalls.isConflict(result)) {
+					member.term = 0;
+					return false;
+				}
+				if (changed) {
+					member.version = CuratorCalls.newVersion(result);
+					member.leaseMillis = millis;
+					member.quietMillis = quietMillis;
+				}
+				return true;
+			}
+		});
+	}
+
+	/**
+	 * Clears the holder and deletes its node, if the group still names this lease's holder and
+	 * term, through any store. If the holder was still waiting out an earlier holder, the next one
+	 * waits as long.
+	 */
+	@Override
+	public void release(Lease lease, Duration timeout) {
+		String holder = lease.holder();
+		if (holder == null) {
+			return;
+		}
+		Member member = member(lease);
+		execute("release the lease of", lease.group(), timeout, (deadline) -> {
+			if (member == null) {
+				return release(lease, holder, null, deadline);
+			}
+			synchronized (member) {
+				return release(lease, holder, member, deadline);
+			}
+		});
+	}
+
+	private @Nullable Void release(Lease lease, String holder, @Nullable Member member, long deadline)
+			throws Exception {
+		GroupView view = view(lease.group(), deadline);
+		if (view == null || !holder.equals(view.grant().holder()) || view.grant().term() != lease.term()) {
+			return null;
+		}
+		Grant last = view.grant();
+		boolean ours = member != null && member.term == lease.term();
+		long quietMillis = (ours && member.isActive()) ? 0 : last.quietMillis();
+		List<CuratorOp> operations = new ArrayList<>();
+		operations.add(this.zookeeper.setData(groupPath(lease.group()), view.version(),
+				new Grant(last.term(), null, null, last.leaseMillis(), quietMillis).bytes()));
+		if (view.hasLiveHolder()) {
+			operations.add(this.zookeeper.delete(nodePath(lease.group(), Objects.requireNonNull(last.node()))));
+		}
+		if (CuratorCalls.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))
+				|| member == null || !Objects.equals(member.node, last.node())) {
+			return null;
+		}
+		member.node = null;
+		member.term = 0;
+		if (watcherCount(member.group) > 0) {
+			rejoin(member, deadline); // a yield: queue again, behind the others
+		}
+		else {
+			leave(member);
+		}
+		return null;
+	}
+
+	/**
+	 * Names a running candidate as holder with a new term: the nodes ahead of it are deleted (their
+	 * candidates queue again at the end), so that it is the lowest, and it acts only after the lease
+	 * duration of the previous holder, whose renewals fail from now on.
+	 * @throws IllegalStateException if the candidate has no node in the group's queue: ZooKeeper has
+	 * no clock to expire a lease named for a candidate that never shows up
+	 */
+	@Override
+	public void forceLeader(String group, String candidateId, Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		execute("force a leader for", group, timeout, (deadline) -> {
+			for (int attempt = 1;; attempt++) {
+				GroupView view = view(group, deadline);
+				List<String> queue = (view != null) ? view.queue() : List.of();
+				List<@Nullable String> ids = candidateIds(group, queue, deadline);
+				int index = ids.indexOf(candidateId);
+				if (view == null || index < 0) {
+					throw new IllegalStateException("Candidate '" + candidateId + "' does not take part in the election of "
+							+ "group '" + group + "' (participants: " + ids.stream().filter(Objects::nonNull).toList()
+							+ "): only a running candidate can be forced to lead");
+				}
+				String target = queue.get(index);
+				if (candidateId.equals(view.grant().holder()) && target.equals(view.grant().node())) {
+					return null;
+				}
+				Grant forced = new Grant(view.nextTerm(), candidateId, target, view.grant().leaseMillis(),
+						view.quietAfterChange());
+				List<CuratorOp> operations = new ArrayList<>();
+				operations.add(this.zookeeper.setData(groupPath(group), view.version(), forced.bytes()));
+				operations.add(this.zookeeper.check(nodePath(group, target)));
+				for (String ahead : queue.subList(0, index)) {
+					operations.add(this.zookeeper.delete(nodePath(group, ahead)));
+				}
+				if (!CuratorCalls.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))) {
+					return null;
+				}
+				if (attempt == 3) {
+					throw new LeaderElectionException("The election of group '" + group + "' kept changing; try again");
+				}
+			}
+		});
+	}
+
+	/**
+	 * Removes the holder, keeping the term. The holder's node is deleted (it queues again at the
+	 * end), and the next holder acts only after the previous holder's lease duration.
+	 */
+	@Override
+	public void clear(String group, Duration timeout) {
+		execute("clear the holder of", group, timeout, (deadline) -> {
+			for (int attempt = 1;; attempt++) {
+				GroupView view = view(group, deadline);
+				if (view == null || view.grant().holder() == null) {
+					return null;
+				}
+				Grant last = view.grant();
+				Grant cleared = new Grant(last.term(), null, null, last.leaseMillis(), view.quietAfterChange());
+				List<CuratorOp> operations = new ArrayList<>();
+				operations.add(this.zookeeper.setData(groupPath(group), view.version(), cleared.bytes()));
+				if (view.hasLiveHolder()) {
+					operations.add(this.zookeeper.delete(nodePath(group, Objects.requireNonNull(last.node()))));
+				}
+				if (!CuratorCalls.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))) {
+					return null;
+				}
+				if (attempt == 3) {
+					throw new LeaderElectionException("The election of group '" + group + "' kept changing; try again");
+				}
+			}
+		});
+	}
+
+	/** The candidate ids queued in a group: the holder (if any) first, then in the order they take over. */
+	public List<String> participants(String group) {
+		return participants(group, PARTICIPANTS_TIMEOUT);
+	}
+
+	/** The candidate ids queued in a group: the holder (if any) first, then in the order they take over. */
+	public List<String> participants(String group, Duration timeout) {
+		return execute("list the participants of", group, timeout, (deadline) -> {
+			GroupView view = view(group, deadline);
+			List<@Nullable String> ids = (view != null) ? candidateIds(group, view.queue(), deadline) : List.of();
+			return ids.stream().filter(Objects::nonNull).map(Objects::requireNonNull).toList();
+		});
+	}
+
+	/**
+	 * Calls back when this store's candidate in the group may take over or lost its node: the node
+	 * it watches (its predecessor, or its own while it leads) was deleted, or the connection
+	 * changed. Closing leaves the queue, unless the candidate holds the lease, which the elector
+	 * releases once its leader-only work has stopped.
+	 */
+	@Override
+	public AutoCloseable watch(String group, Runnable onChange) {
+		List<Runnable> groupWatchers = this.watchers.computeIfAbsent(group, (key) -> new CopyOnWriteArrayList<>());
+		groupWatchers.add(onChange);
+		return () -> {
+			groupWatchers.remove(onChange);
+			if (groupWatchers.isEmpty()) {
+				groupMembers(group).stream().filter((member) -> member.term == 0).forEach(this::leave);
+			}
+		};
+	}
+
+	@Override
+	public String backend() {
+		return "zookeeper";
+	}
+
+	// Queue membership and watches
+
+	private void join(Member member, long deadline) throws Exception {
+		member.node = null;
+		member.term = 0;
+		member.watched.set(null);
+		String created = this.zookeeper.createEphemeralSequential(groupPath(member.group) + "/lease-",
+				member.candidateId.getBytes(StandardCharsets.UTF_8), deadline);
+		member.node = ZKPaths.getNodeFromPath(created);
+	}
+
+	private void rejoin(Member member, long deadline) {
+		try {
+			join(member, deadline);
+		}
+		catch (Exception ex) {
+			// The next read reports the lease as open, and the elector's tryAcquire queues it.
+			logger.debug("Could not queue candidate '{}' again in group '{}'", member.candidateId, member.group, ex);
+		}
+	}
+
+	private void leave(Member member) {
+		Map<String, Member> groupMembers = this.members.get(member.group);
+		if (groupMembers != null) {
+			groupMembers.remove(member.candidateId, member);
+		}
+		String node = member.node;
+		member.node = null;
+		if (node != null) {
+			this.zookeeper.deleteInBackground(nodePath(member.group, node));
+		}
+	}
+
+	/** Watches the member's predecessor, or its own node if it is first; one watch at a time. */
+	private void armWatch(Member member, GroupView view) {
+		int index = (member.node != null) ? view.queue().indexOf(member.node) : -1;
+		if (index < 0) {
+			return;
+		}
+		String target = view.queue().get(Math.max(0, index - 1));
+		String previous = member.watched.get();
+		if (target.equals(previous) || !member.watched.compareAndSet(previous, target)) {
+			return;
+		}
+		Watcher watcher = (event) -> {
+			// Connection events (type None) are not about the node; the watches of an expired
+			// session are forgotten by stateChanged.
+			if (event.getType() != Watcher.Event.EventType.None && member.stopWatching(target)) {
+				notifyWatchers(member.group);
+			}
+		};
+		try {
+			// getData rather than exists: no watch stays behind on a node that is already gone.
+			this.zookeeper.watch(nodePath(member.group, target), watcher, (client, event) -> {
+				if (!CuratorCalls.isOk(event) && member.stopWatching(target)
+						&& event.getResultCode() == Code.NONODE.intValue()) {
+					notifyWatchers(member.group);
+				}
+			});
+		}
+		catch (Exception ex) {
+			member.stopWatching(target);
+		}
+	}
+
+	private void notifyWatchers(String group) {
+		for (Runnable onChange : this.watchers.getOrDefault(group, List.of())) {
+			try {
+				onChange.run();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Watcher of group '{}' failed", group, ex);
+			}
+		}
+	}
+
+	private void stateChanged(CuratorFramework client, ConnectionState state) {
+		if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
+			this.suspensions.incrementAndGet();
+		}
+		this.connection = state;
+		if (state == ConnectionState.LOST) {
+			this.members.values().forEach((group) -> group.values().forEach((member) -> member.watched.set(null)));
+		}
+		// Every elector re-evaluates at once: on SUSPENDED a leader stops now, not at its next renewal.
+		this.watchers.keySet().forEach(this::notifyWatchers);
+	}
+
+	private boolean isConnected() {
+		ConnectionState state = this.connection;
+		return (state != null) ? (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED)
+				: this.zookeeper.client().getZookeeperClient().isConnected();
+	}
+
+	private void requireSafeSession(Duration leaseDuration) throws Exception {
+		if (!isConnected()) {
+			throw new LeaderElectionException("Not connected to ZooKeeper (" + this.connection + ")");
+		}
+		int sessionTimeout = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
+		if (sessionTimeout < leaseDuration.toMillis()) {
+			throw new IllegalStateException("The ZooKeeper session timeout (" + sessionTimeout + " ms, as negotiated "
+					+ "with the server) is shorter than the lease duration (" + leaseDuration + "), so a leader cut off "
+					+ "from ZooKeeper could still believe it leads when its session expires and another candidate takes "
+					+ "over. Raise the session timeout to at least the lease duration (the server caps it at its "
+					+ "maxSessionTimeout, 20 ticks by default), or shorten the lease duration.");
+		}
+	}
+
+	// Reading
+
+	private @Nullable GroupView view(String group, long deadline) throws Exception {
+		String path = groupPath(group);
+		// The data first: a grant made after this read changes its version, which every write checks.
+		CuratorEvent data = this.zookeeper.getData(path, deadline);
+		CuratorEvent children = CuratorCalls.isOk(data) ? this.zookeeper.getChildren(path, deadline) : data;
+		if (!CuratorCalls.isOk(children)) {
+			return null;
+		}
+		List<String> queue = children.getChildren()
+			.stream()
+			.filter((name) -> QUEUE_NODE.matcher(name).matches())
+			.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
+			.toList();
+		Grant grant = Grant.parse(data.getData());
+		if (grant.term() > 0) {
+			this.grantedGroups.add(group);
+		}
+		return new GroupView(grant, data.getStat().getVersion(), data.getStat().getCtime(), queue);
+	}
+
+	private List<@Nullable String> candidateIds(String group, List<String> queue, long deadline) throws Exception {
+		List<@Nullable String> ids = new ArrayList<>();
+		for (String node : queue) {
+			CuratorEvent data = this.zookeeper.getData(nodePath(group, node), deadline);
+			ids.add(CuratorCalls.isOk(data) ? new String(data.getData(), StandardCharsets.UTF_8) : null);
+		}
+		return ids;
+	}
+
+	private <T> T execute(String operation, String group, Duration timeout, Work<T> work) {
+		Objects.requireNonNull(group, "group");
+		long deadline = System.nanoTime() + timeout.toNanos();
+		try {
+			return work.run(deadline);
+		}
+		catch (RuntimeException ex) {
+			throw ex;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LeaderElectionException("Interrupted while trying to " + operation + " group '" + group + "'", ex);
+		}
+		catch (Exception ex) {
+			throw new LeaderElectionException("Could not " + operation + " group '" + group + "' in ZooKeeper under "
+					+ this.basePath + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	// Names
+
+	private String groupPath(String group) {
+		return this.basePath + "/" + encode(group);
+	}
+
+	private String nodePath(String group, String node) {
+		return groupPath(group) + "/" + node;
+	}
+
+	/** Group names may hold any character: keep letters, digits, '_' and '-', percent-encode the rest. */
+	static String encode(String group) {
+		StringBuilder segment = new StringBuilder();
+		for (byte b : group.getBytes(StandardCharsets.UTF_8)) {
+			char c = (char) (b & 0xff);
+			if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
+				segment.append(c);
+			}
+			else {
+				segment.append('%')
+					.append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+					.append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+			}
+		}
+		return segment.toString();
+	}
+
+	private List<Member> groupMembers(String group) {
+		Map<String, Member> groupMembers = this.members.get(group);
+		return (groupMembers != null) ? List.copyOf(groupMembers.values()) : List.of();
+	}
+
+	private @Nullable Member member(Lease lease) {
+		Map<String, Member> groupMembers = (lease.holder() != null) ? this.members.get(lease.group()) : null;
+		return (groupMembers != null) ? groupMembers.get(lease.holder()) : null;
+	}
+
+	private int watcherCount(String group) {
+		return this.watchers.getOrDefault(group, List.of()).size();
+	}
+
+	@Override
+	public String toString() {
+		return "ZookeeperLeaseStore[basePath=" + this.basePath + "]";
+	}
+
+	@FunctionalInterface
+	private interface Work<T> {
+
+		T run(long deadline) throws Exception;
+
+	}
+
+	/** One candidate of this store in one group. */
+	private static final class Member {
+
+		final String group;
+
+		final String candidateId;
+
+		/** The name of its queue node, or null when not queued. */
+		volatile @Nullable String node;
+
+		/** The term of its grant, or 0 when it does not hold the lease. */
+		volatile long term;
+
+		/** The version of the group node after its grant, or after its last renewal that wrote. */
+		volatile int version;
+
+		volatile long leaseMillis;
+
+		/** The session that owned the node when it was granted. */
+		volatile long session;
+
+		/** The store's suspension count before it was granted. */
+		volatile long suspensions;
+
+		/** How long it had to wait out an earlier holder, as recorded in the group node. */
+		volatile long quietMillis;
+
+		/** When that wait ends, by this process's monotonic clock. */
+		volatile long activeFromNanos;
+
+		/** The node it watches, or null when no watch is set. */
+		final AtomicReference<@Nullable String> watched = new AtomicReference<>();
+
+		Member(String group, String candidateId) {
+			this.group = group;
+			this.candidateId = candidateId;
+		}
+
+		void granted(Grant grant, int version, long session, long suspensions) {
+			this.term = grant.term();
+			this.version = version;
+			this.leaseMillis = grant.leaseMillis();
+			this.session = session;
+			this.suspensions = suspensions;
+			this.quietMillis = grant.quietMillis();
+			// Counted once the grant is committed: by then the earlier holder's wait has begun.
+			this.activeFromNanos = System.nanoTime() + grant.quietMillis() * 1_000_000;
+		}
+
+		/** Whether the wait for an earlier holder is over. */
+		boolean isActive() {
+			return this.quietMillis == 0 || System.nanoTime() - this.activeFromNanos >= 0;
+		}
+
+		/** Forgets the watch on the given node, if it is the current one. */
+		boolean stopWatching(String node) {
+			String current = this.watched.get();
+			return node.equals(current) && this.watched.compareAndSet(current, null);
+		}
+
+	}
+
+}

@@ -207,7 +207,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	 * Stops every election in order: first nobody here believes it leads and the revocations are
 	 * delivered to the listeners (which may wait for leader-only work to finish), then the leases
 	 * are released (when release on shutdown is on), so that a follower never takes over while
-	 * leader-only work still runs here. Waits at most the shutdown timeout for the listeners.
+	 * leader-only work still runs here. Waits at most the shutdown timeout for the listeners, and
+	 * at most as long again for the releases, so that a store that hangs cannot hang the shutdown.
 	 */
 	@Override
 	public void close() {
@@ -226,11 +227,29 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		}
 		this.timer.shutdownNow();
 		if (this.releaseOnShutdown) {
-			stopping.forEach(GroupElector::releaseAfterStop);
+			releaseAll(stopping);
 		}
 		this.storeExecutor.shutdownNow();
 		this.notifierExecutor.shutdown();
 		logger.info("Stopped leader election as candidate '{}'", this.candidateId);
+	}
+
+	private void releaseAll(List<GroupElector> electors) {
+		// A thread of its own: the store threads may be stuck in calls to a store that hangs.
+		Thread releaser = new Thread(() -> electors.forEach(GroupElector::releaseAfterStop), "leader-election-release");
+		releaser.setDaemon(true);
+		releaser.start();
+		try {
+			releaser.join(this.shutdownTimeout.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		if (releaser.isAlive()) {
+			logger.warn("Leader election could not release its leases within {}: the {} store does not answer. "
+					+ "Other candidates take over when the leases expire", this.shutdownTimeout, this.store.backend());
+			releaser.interrupt();
+		}
 	}
 
 	// Services for the electors

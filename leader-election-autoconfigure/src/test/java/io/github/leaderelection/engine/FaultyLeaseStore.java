@@ -57,6 +57,10 @@ class FaultyLeaseStore implements LeaseStore {
 		this.mode = Mode.HANG;
 	}
 
+	boolean isHanging() {
+		return this.mode == Mode.HANG;
+	}
+
 	/** Back to normal; hung calls go on to the store. */
 	void heal() {
 		this.mode = Mode.NORMAL;

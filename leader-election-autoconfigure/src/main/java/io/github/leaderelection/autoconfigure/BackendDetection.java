@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
 
 /**
  * Decides which backend fits the application: each backend that can be detected says what it
@@ -27,9 +28,17 @@ final class BackendDetection {
 	private static final BackendDetection STANDARD = new BackendDetection(List.of(new Candidate(
 			LeaderElectionBackend.JDBC, "a DataSource bean, with spring-boot-jdbc on the class path",
 			"add spring-boot-starter-jdbc and set spring.datasource.url (or declare a DataSource bean)",
-			BackendDetection::hasDataSource)));
-	// Redis will need a RedisConnectionFactory bean; ZooKeeper a CuratorFramework bean or the
-	// leader-election.zookeeper.connect-string property: each becomes one more candidate here.
+			BackendDetection::hasDataSource),
+			new Candidate(LeaderElectionBackend.REDIS, "a RedisConnectionFactory bean, with Lettuce on the class path",
+					"add spring-boot-starter-data-redis and set spring.data.redis.host (or declare a "
+							+ "LettuceConnectionFactory bean)",
+					BackendDetection::hasRedisConnectionFactory),
+			new Candidate(LeaderElectionBackend.ZOOKEEPER,
+					"a CuratorFramework bean or the " + ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY
+							+ " property, with curator-framework on the class path",
+					"add org.apache.curator:curator-framework and set "
+							+ ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY + " (or declare a CuratorFramework bean)",
+					BackendDetection::hasZookeeper)));
 
 	private final List<Candidate> candidates;
 
@@ -137,6 +146,24 @@ final class BackendDetection {
 				&& ClassUtils.isPresent("org.springframework.boot.sql.init.DatabaseInitializationMode",
 						context.classLoader())
 				&& context.beanFactory().getBeanNamesForType(DataSource.class, true, false).length > 0;
+	}
+
+	private static boolean hasRedisConnectionFactory(Context context) {
+		String factoryType = "org.springframework.data.redis.connection.RedisConnectionFactory";
+		return ClassUtils.isPresent(factoryType, context.classLoader())
+				&& ClassUtils.isPresent("io.lettuce.core.RedisClient", context.classLoader())
+				&& context.beanFactory()
+					.getBeanNamesForType(ClassUtils.resolveClassName(factoryType, context.classLoader()), true, false)
+					.length > 0;
+	}
+
+	private static boolean hasZookeeper(Context context) {
+		String clientType = "org.apache.curator.framework.CuratorFramework";
+		return ClassUtils.isPresent(clientType, context.classLoader())
+				&& (StringUtils.hasText(context.environment().getProperty(ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY))
+						|| context.beanFactory()
+							.getBeanNamesForType(ClassUtils.resolveClassName(clientType, context.classLoader()), true, false)
+							.length > 0);
 	}
 
 	/**

@@ -42,11 +42,13 @@ import org.springframework.core.env.Environment;
  *
  * @see LeaderElectionProperties
  */
-@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LeaderElectionProperties.class)
-@Import({ JdbcBackendConfiguration.class, InMemoryBackendConfiguration.class,
-		LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class })
+@Import({ JdbcBackendConfiguration.class, RedisBackendConfiguration.class, ZookeeperBackendConfiguration.class,
+		InMemoryBackendConfiguration.class, LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class })
 public final class LeaderElectionAutoConfiguration {
 
 	@Bean

@@ -10,11 +10,14 @@ public enum LeaderElectionBackend {
 	/** A table in the application's database, through its {@code DataSource}. */
 	JDBC(true),
 
-	/** Redis, through the application's {@code RedisConnectionFactory}. Not available yet. */
-	REDIS(false),
+	/** Redis, through the application's {@code RedisConnectionFactory} (Lettuce). */
+	REDIS(true),
 
-	/** ZooKeeper, through Apache Curator. Not available yet. */
-	ZOOKEEPER(false),
+	/**
+	 * ZooKeeper, through Apache Curator: the application's {@code CuratorFramework}, or one built
+	 * from {@code leader-election.zookeeper.connect-string}.
+	 */
+	ZOOKEEPER(true),
 
 	/** This JVM's memory: one process only, for tests and local runs. */
 	IN_MEMORY(true);

@@ -25,7 +25,8 @@ public class LeaderElectionProperties {
 
 	/**
 	 * Store to elect through. When not set, it is detected from the application's beans: a
-	 * DataSource selects jdbc.
+	 * DataSource selects jdbc, a RedisConnectionFactory selects redis, a CuratorFramework or
+	 * 'leader-election.zookeeper.connect-string' selects zookeeper.
 	 */
 	private @Nullable LeaderElectionBackend backend;
 

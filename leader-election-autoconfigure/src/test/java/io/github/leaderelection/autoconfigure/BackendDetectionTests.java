@@ -45,7 +45,7 @@ class BackendDetectionTests {
 
 	@Test
 	void listsAvailableBackends() {
-		assertThat(BackendDetection.available()).isEqualTo("jdbc, in-memory");
+		assertThat(BackendDetection.available()).isEqualTo("jdbc, redis, zookeeper, in-memory");
 	}
 
 }

@@ -15,8 +15,6 @@ import io.github.leaderelection.event.LeaderElectionEventPublisher;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -179,33 +177,13 @@ class LeaderElectionAutoConfigurationTests {
 		});
 	}
 
-	@ParameterizedTest
-	@ValueSource(strings = { "redis", "zookeeper" })
-	void failsWithClearMessageWhenBackendIsNotAvailableInThisVersion(String backend) {
-		this.contextRunner.withPropertyValues("leader-election.backend=" + backend).run((context) -> {
-			FailureAnalysis analysis = analyze(context);
-			assertThat(analysis.getDescription()).isEqualTo("leader-election.backend is '" + backend + "', but the "
-					+ backend + " backend is not available in this version.");
-			assertThat(analysis.getAction()).contains("Set leader-election.backend to an available backend (jdbc, "
-					+ "in-memory), or remove it");
-		});
-	}
-
-	@ParameterizedTest
-	@ValueSource(strings = { "redis", "zookeeper" })
-	void failsWhenUnavailableBackendIsSelectedEvenWithUserLeaseStore(String backend) {
-		this.contextRunner.withUserConfiguration(UserLeaseStoreConfiguration.class)
-			.withPropertyValues("leader-election.backend=" + backend)
-			.run((context) -> assertThat(analyze(context).getDescription()).contains("not available in this version"));
-	}
-
 	@Test
 	void failsWithClearMessageWhenBackendIsUnknown() {
 		this.contextRunner.withPropertyValues("leader-election.backend=mongo").run((context) -> {
 			FailureAnalysis analysis = analyze(context);
 			assertThat(analysis.getDescription()).startsWith("Invalid value 'mongo' for leader-election.backend");
 			assertThat(analysis.getAction()).isEqualTo("Set leader-election.backend to an available backend (jdbc, "
-					+ "in-memory), or remove it to detect the backend from the application's beans.");
+					+ "redis, zookeeper, in-memory), or remove it to detect the backend from the application's beans.");
 		});
 	}
 

@@ -63,11 +63,19 @@ class LeaderElectionPropertiesTests {
 					.doesNotStartWith("The ")
 					.doesNotStartWith("A ");
 			}
-			assertThat(names).containsExactlyInAnyOrder("leader-election.enabled", "leader-election.backend",
+			assertThat(names).containsExactlyInAnyOrder("leader-election.lifecycle.beans",
+					"management.health.leader-election.enabled", "management.endpoint.leaderelection.access",
+					"management.endpoint.leaderelection.cache.time-to-live", "leader-election.enabled",
+					"leader-election.backend",
 					"leader-election.group", "leader-election.candidate-id", "leader-election.lease-duration",
 					"leader-election.renew-deadline", "leader-election.retry-period",
 					"leader-election.release-on-shutdown", "leader-election.shutdown-timeout",
-					"leader-election.jdbc.table-name", "leader-election.jdbc.initialize-schema");
+					"leader-election.jdbc.table-name", "leader-election.jdbc.initialize-schema",
+					"leader-election.redis.key-prefix", "leader-election.redis.replica-acks",
+					"leader-election.redis.replica-ack-timeout", "leader-election.zookeeper.connect-string",
+					"leader-election.zookeeper.session-timeout", "leader-election.zookeeper.connection-timeout",
+					"leader-election.zookeeper.base-path", "leader-election.zookeeper.auth",
+					"leader-election.zookeeper.acl", "leader-election.zookeeper.keep-leading-while-suspended");
 		}
 	}
 

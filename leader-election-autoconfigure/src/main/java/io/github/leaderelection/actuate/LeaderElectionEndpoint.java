@@ -1,0 +1,258 @@
+package io.github.leaderelection.actuate;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonInclude.Include;
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionListener;
+import io.github.leaderelection.LeaderElectionRegistry;
+import io.github.leaderelection.LeaderInfo;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code leaderelection} endpoint: every group this instance takes part in, who leads it and in
+ * which term, and the administrator's operations.
+ *
+ * <ul>
+ * <li>{@code GET /actuator/leaderelection}: every group;</li>
+ * <li>{@code GET /actuator/leaderelection/{group}}: one group;</li>
+ * <li>{@code POST /actuator/leaderelection/{group}/yield}: this instance stops leading the group
+ * and stays out of the race for two retry periods;</li>
+ * <li>{@code POST /actuator/leaderelection/{group}/force-leader} with
+ * {@code {"candidateId": "..."}}: that candidate leads next, once the current lease has run out;</li>
+ * <li>{@code POST /actuator/leaderelection/{group}/force-reelection}: the current leader loses
+ * the lease and any candidate may win once it has run out.</li>
+ * </ul>
+ *
+ * <p>Forcing never makes two candidates lead at once: the engine lets the new leader act only once
+ * the old lease is over. The write operations are only available when the endpoint's access is
+ * {@code unrestricted} ({@code management.endpoint.leaderelection.access}); by default it is
+ * read-only.
+ *
+ * <p>Each write operation is logged at INFO, for the audit trail.
+ *
+ * <p>As a {@link LeaderElectionListener} (it must be added to the registry) it notes since when this
+ * instance has observed each group's leader.
+ */
+@Endpoint(id = "leaderelection", defaultAccess = Access.READ_ONLY)
+public class LeaderElectionEndpoint implements LeaderElectionListener {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionEndpoint.class);
+
+	private final LeaderElectionRegistry registry;
+
+	private final @Nullable LeaderElectionParticipants participants;
+
+	private final Clock clock;
+
+	/** Per group, the leader last observed and the instant it was. */
+	private final Map<String, Observed> observed = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates an endpoint.
+	 * @param registry the elections to show
+	 * @param participants who takes part in each group, or {@code null} when the store cannot tell
+	 */
+	public LeaderElectionEndpoint(LeaderElectionRegistry registry, @Nullable LeaderElectionParticipants participants) {
+		this(registry, participants, Clock.systemUTC());
+	}
+
+	LeaderElectionEndpoint(LeaderElectionRegistry registry, @Nullable LeaderElectionParticipants participants,
+			Clock clock) {
+		this.registry = Objects.requireNonNull(registry, "registry");
+		this.participants = participants;
+		this.clock = Objects.requireNonNull(clock, "clock");
+	}
+
+	@Override
+	public void leaderChanged(String group, @Nullable LeaderInfo leader) {
+		if (leader != null) {
+			this.observed.put(group, new Observed(leader, this.clock.instant().truncatedTo(ChronoUnit.MILLIS)));
+		}
+		else {
+			this.observed.remove(group);
+		}
+	}
+
+	@ReadOperation
+	public GroupsDescriptor groups() {
+		Map<String, GroupDescriptor> groups = new TreeMap<>();
+		for (LeaderElection election : this.registry.elections()) {
+			groups.put(election.group(), describe(election));
+		}
+		return new GroupsDescriptor(groups);
+	}
+
+	@ReadOperation
+	public @Nullable GroupDescriptor group(@Selector String group) {
+		return this.registry.find(group).map(this::describe).orElse(null);
+	}
+
+	/**
+	 * Performs an administrator's action on a group.
+	 * @param group the group
+	 * @param action {@code yield}, {@code force-leader} or {@code force-reelection}
+	 * @param candidateId the candidate to make leader, for {@code force-leader}
+	 * @return what was done
+	 */
+	@WriteOperation
+	public ActionDescriptor act(@Selector String group, @Selector String action, @Nullable String candidateId) {
+		LeaderElection election = this.registry.find(group)
+			.orElseThrow(() -> new InvalidEndpointRequestException("Unknown group '" + group + "'",
+					"This instance takes part in " + this.registry.elections()
+						.stream()
+						.map(LeaderElection::group)
+						.sorted()
+						.collect(Collectors.joining(", ", "[", "]"))));
+		return switch (Action.parse(action)) {
+			case YIELD -> {
+				logger.info("Yielding the leadership of group '{}' as asked through the leaderelection endpoint",
+						group);
+				boolean yielded = election.yieldLeadership();
+				yield new ActionDescriptor(group, Action.YIELD.value, this.registry.candidateId(),
+						yielded ? "yielded" : "not-leader");
+			}
+			case FORCE_LEADER -> {
+				String target = requireCandidate(group, candidateId);
+				logger.info("Forcing candidate '{}' to lead group '{}' as asked through the leaderelection endpoint",
+						target, group);
+				try {
+					election.forceLeader(target);
+				}
+				catch (IllegalArgumentException ex) {
+					throw new InvalidEndpointRequestException("Invalid candidateId", ex.getMessage());
+				}
+				yield new ActionDescriptor(group, Action.FORCE_LEADER.value, target, "forced");
+			}
+			case FORCE_REELECTION -> {
+				logger.info("Forcing a re-election in group '{}' as asked through the leaderelection endpoint", group);
+				election.forceReelection();
+				yield new ActionDescriptor(group, Action.FORCE_REELECTION.value, null, "forced");
+			}
+		};
+	}
+
+	private String requireCandidate(String group, @Nullable String candidateId) {
+		if (candidateId == null || candidateId.isBlank()) {
+			throw new InvalidEndpointRequestException("Missing candidateId",
+					"force-leader needs the candidateId of the candidate to make leader, such as "
+							+ "{\"candidateId\": \"" + this.registry.candidateId() + "\"}");
+		}
+		List<String> known = participants(group);
+		if (known != null && !known.contains(candidateId)) {
+			throw new InvalidEndpointRequestException("Unknown candidate '" + candidateId + "'",
+					"Candidate '" + candidateId + "' does not take part in group '" + group + "'; its candidates are "
+							+ known);
+		}
+		return candidateId;
+	}
+
+	private GroupDescriptor describe(LeaderElection election) {
+		GroupState state = GroupState.of(election, this.registry);
+		LeaderInfo leader = state.leader().orElse(null);
+		Observed since = this.observed.get(election.group());
+		return new GroupDescriptor(state.role(), election.candidateId(), (leader != null) ? leader.candidateId() : null,
+				(leader != null) ? leader.term() : null,
+				(since != null && since.leader().equals(leader)) ? since.at().toString() : null, state.backend(),
+				state.leaseRemaining().map(GroupState::format).orElse(null), state.consecutiveFailures(),
+				!state.storeUnreachable(), participants(election.group()));
+	}
+
+	private @Nullable List<String> participants(String group) {
+		return (this.participants != null) ? this.participants.participants(group).orElse(null) : null;
+	}
+
+	private record Observed(LeaderInfo leader, Instant at) {
+
+	}
+
+	private enum Action {
+
+		YIELD("yield"), FORCE_LEADER("force-leader"), FORCE_REELECTION("force-reelection");
+
+		private final String value;
+
+		Action(String value) {
+			this.value = value;
+		}
+
+		static Action parse(String value) {
+			for (Action action : values()) {
+				if (action.value.equals(value.toLowerCase(Locale.ROOT))) {
+					return action;
+				}
+			}
+			throw new InvalidEndpointRequestException("Unknown action '" + value + "'",
+					"Use one of: yield, force-leader, force-reelection");
+		}
+
+	}
+
+	/**
+	 * Every group this instance takes part in.
+	 *
+	 * @param groups the groups by name
+	 */
+	public record GroupsDescriptor(Map<String, GroupDescriptor> groups) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One group's election as this instance sees it.
+	 *
+	 * @param role {@code LEADER} or {@code FOLLOWER}: this instance's role
+	 * @param candidateId this instance's candidate id
+	 * @param leader the leader's candidate id as last observed, {@code null} when unknown
+	 * @param term the leader's term, {@code null} when unknown
+	 * @param leaderSince when this instance observed that leader and term first (ISO-8601, UTC, by this
+	 * instance's clock); {@code null} when not known
+	 * @param backend the store's backend
+	 * @param leaseRemaining while leading, the time left (ISO-8601) before this instance stops leading
+	 * unless it renews
+	 * @param consecutiveFailures failed store attempts in a row
+	 * @param storeReachable whether the store answered within the renew deadline
+	 * @param participants the group's candidates, when the store can tell
+	 */
+	public record GroupDescriptor(String role, String candidateId, @JsonInclude(Include.ALWAYS) @Nullable String leader,
+			@JsonInclude(Include.ALWAYS) @Nullable Long term, @Nullable String leaderSince, String backend,
+			@Nullable String leaseRemaining, int consecutiveFailures, boolean storeReachable,
+			@Nullable List<String> participants)
+			implements OperationResponseBody {
+
+	}
+
+	/**
+	 * The result of an administrator's action.
+	 *
+	 * @param group the group
+	 * @param action the action
+	 * @param candidateId the candidate acted on: this instance for a yield, the target of a forced
+	 * leader
+	 * @param outcome {@code yielded}, {@code not-leader} (a yield by a follower) or {@code forced}
+	 */
+	public record ActionDescriptor(String group, String action, @Nullable String candidateId, String outcome)
+			implements OperationResponseBody {
+
+	}
+
+}

@@ -13,7 +13,7 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 public class SampleApplication {
 
 	public static void main(String[] args) {
-		SpringApplication.run(SampleApplication.class, args);
+		EmbeddedDatabaseShutdown.install(SpringApplication.run(SampleApplication.class, args));
 	}
 
 }

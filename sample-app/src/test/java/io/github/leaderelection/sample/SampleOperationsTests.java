@@ -1,0 +1,125 @@
+package io.github.leaderelection.sample;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.github.leaderelection.LeaderElection;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.client.RestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample app serves the leader election endpoint, health and metrics over HTTP; the endpoint's
+ * write operations are off by default.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.datasource.url=jdbc:h2:mem:sample-operations-test;DB_CLOSE_DELAY=-1",
+				"leader-election.lease-duration=3s", "leader-election.renew-deadline=2s",
+				"leader-election.retry-period=500ms" })
+class SampleOperationsTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+	private static final ParameterizedTypeReference<Map<String, Object>> JSON = new ParameterizedTypeReference<>() {
+	};
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private LeaderElection election;
+
+	@Test
+	void endpointShowsEveryGroupWithItsLeader() {
+		await().atMost(TIMEOUT).until(this.election::isLeader);
+		Map<String, Object> body = get("/actuator/leaderelection").getBody();
+		Map<String, Object> group = child(child(body, "groups"), "sample-scheduler");
+		assertThat(group).containsEntry("role", "LEADER")
+			.containsEntry("candidateId", this.election.candidateId())
+			.containsEntry("leader", this.election.candidateId())
+			.containsEntry("backend", "jdbc")
+			.containsEntry("storeReachable", true)
+			.containsKeys("leaderSince", "leaseRemaining");
+		assertThat(((Number) group.get("term")).longValue())
+			.isEqualTo(this.election.leadership().orElseThrow().term());
+		assertThat(get("/actuator/leaderelection/sample-scheduler").getBody()).containsEntry("role", "LEADER");
+		assertThat(get("/actuator/leaderelection/no-such-group").getStatusCode().value()).isEqualTo(404);
+	}
+
+	@Test
+	void healthIsUpWithTheGroupsDetails() {
+		await().atMost(TIMEOUT).until(this.election::isLeader);
+		Map<String, Object> leaderElection = child(child(get("/actuator/health").getBody(), "components"),
+				"leaderElection");
+		assertThat(leaderElection).containsEntry("status", "UP");
+		Map<String, Object> group = child(child(child(leaderElection, "details"), "groups"), "sample-scheduler");
+		assertThat(group).containsEntry("role", "LEADER").containsEntry("backend", "jdbc").containsKey("term");
+	}
+
+	@Test
+	void metricsShowLeadershipAndStoreRequests() {
+		await().atMost(TIMEOUT).until(this.election::isLeader);
+		Map<String, Object> leader = get("/actuator/metrics/leader.election.leader?tag=group:sample-scheduler")
+			.getBody();
+		assertThat(measurement(leader)).isEqualTo(1.0);
+		assertThat(tagKeys(leader)).contains("backend");
+		await().atMost(TIMEOUT)
+			.until(() -> get("/actuator/metrics/leader.election.store.requests?tag=operation:renew&tag=outcome:success")
+				.getStatusCode()
+				.is2xxSuccessful());
+		Map<String, Object> transitions = get("/actuator/metrics/leader.election.transitions?tag=type:granted")
+			.getBody();
+		assertThat(measurement(transitions)).isGreaterThanOrEqualTo(1.0);
+	}
+
+	@Test
+	void writeOperationsAreNotAvailableByDefault() {
+		await().atMost(TIMEOUT).until(this.election::isLeader);
+		ResponseEntity<Map<String, Object>> response = post("/actuator/leaderelection/sample-scheduler/yield");
+		assertThat(response.getStatusCode().is4xxClientError()).isTrue();
+		assertThat(this.election.isLeader()).isTrue();
+	}
+
+	private ResponseEntity<Map<String, Object>> get(String path) {
+		return client().get().uri(path).retrieve().onStatus(HttpStatusCode::isError, (request, response) -> {
+		}).toEntity(JSON);
+	}
+
+	private ResponseEntity<Map<String, Object>> post(String path) {
+		return client().post().uri(path).retrieve().onStatus(HttpStatusCode::isError, (request, response) -> {
+		}).toEntity(JSON);
+	}
+
+	private RestClient client() {
+		return RestClient.create("http://localhost:" + this.port);
+	}
+
+	@SuppressWarnings("unchecked")
+	static Map<String, Object> child(Map<String, Object> parent, String name) {
+		assertThat(parent).containsKey(name);
+		return (Map<String, Object>) parent.get(name);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static double measurement(Map<String, Object> metric) {
+		List<Map<String, Object>> measurements = (List<Map<String, Object>>) metric.get("measurements");
+		return ((Number) measurements.get(0).get("value")).doubleValue();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Object> tagKeys(Map<String, Object> metric) {
+		return ((List<Map<String, Object>>) metric.get("availableTags")).stream().map((tag) -> tag.get("tag")).toList();
+	}
+
+}

@@ -1,0 +1,394 @@
+package io.github.leaderelection.chaos;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.leaderelection.ElectionTiming;
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionListener;
+import io.github.leaderelection.Leadership;
+import io.github.leaderelection.RevocationReason;
+import io.github.leaderelection.engine.LeaderElectionEngine;
+import io.github.leaderelection.jdbc.JdbcLeaseStore;
+import io.github.leaderelection.redis.RedisLeaseStore;
+import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.zookeeper.ZookeeperLeaseStore;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SocketOptions;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * One candidate of the experiment, run as its own JVM by the harness: it joins one group through
+ * the store the harness names (reached through the harness's proxy), and while it believes it leads
+ * it performs a leader-only action every 50-100 ms: some work, a check, and a fenced write to a real
+ * database table (reached directly). It records everything in its {@link EventLog}.
+ *
+ * <p>Two ways to believe, as a user would write them: {@code library} asks
+ * {@link LeaderElection#leadership()} when a job starts and {@link Leadership#isValid()} right
+ * before the write; {@code flag} trusts a boolean set by the granted event and cleared by the
+ * revoked event (the seed code's way, and the control experiment's). It tells the harness of its
+ * grants and revocations on standard output, and exits when standard input closes (the harness is
+ * gone).
+ */
+public final class ChaosNode {
+
+	/** How a node decides that it leads. */
+	enum BeliefMode {
+
+		/** {@code leadership()} / {@code isValid()}, the deadline checked at call time. */
+		LIBRARY,
+
+		/** A flag flipped by the granted and revoked events. */
+		FLAG;
+
+		static BeliefMode of(String value) {
+			return valueOf(value.toUpperCase());
+		}
+
+		@Override
+		public String toString() {
+			return name().toLowerCase();
+		}
+
+	}
+
+	static final String GROUP = "chaos";
+
+	private final Map<String, String> options;
+
+	private final String key;
+
+	private final BeliefMode belief;
+
+	private final EventLog log;
+
+	private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+
+	private final Object actionMonitor = new Object();
+
+	/** The term the flag says this node leads in, 0 when it does not (flag mode). */
+	private volatile long flagTerm;
+
+	private volatile boolean running = true;
+
+	private ChaosNode(Map<String, String> options) {
+		this.options = options;
+		this.key = option("key");
+		this.belief = BeliefMode.of(option("belief"));
+		this.log = new EventLog(Path.of(option("log")));
+	}
+
+	public static void main(String[] args) throws Exception {
+		new ChaosNode(parse(args)).run();
+	}
+
+	private void run() throws Exception {
+		Backend backend = Backend.of(option("backend"));
+		boolean fencing = Boolean.parseBoolean(option("fencing"));
+		ElectionTiming timing = new ElectionTiming(Duration.ofMillis(longOption("lease-ms")),
+				Duration.ofMillis(longOption("renew-ms")), Duration.ofMillis(longOption("retry-ms")));
+		watchParent();
+		FencedTable table = new FencedTable(fenceDataSource(option("fence-url"), option("fence-user")), fencing);
+		LeaseStore store = new RecordingLeaseStore(openStore(backend, option("store"), timing), this.log);
+		String candidateId = this.key + "-" + ProcessHandle.current().pid();
+		this.log.write("node", EventLog.now(), this.key, ProcessHandle.current().pid(), candidateId, this.belief,
+				fencing ? "on" : "off", timing.renewDeadline().toNanos());
+		LeaderElectionEngine engine = LeaderElectionEngine.builder(store)
+			.candidateId(candidateId)
+			.timing(timing)
+			.shutdownTimeout(Duration.ofSeconds(2))
+			.listener(new Listener())
+			.build();
+		LeaderElection election = engine.join(GROUP);
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(engine), "chaos-shutdown"));
+		engine.start();
+		System.out.println("ready");
+		System.out.flush();
+		daemon("chaos-probe", () -> probe(election));
+		daemon("chaos-clock", this::clock);
+		act(election, table, longOption("action-period-ms"), longOption("work-ms"));
+	}
+
+	/**
+	 * Samples {@code leadership()} about every millisecond and records each change of the term it
+	 * sees, with the sample before it: the checker's evidence of what {@code isLeader()} answered.
+	 */
+	private void probe(LeaderElection election) {
+		long previousTerm = 0;
+		long p0 = EventLog.now();
+		long p1 = p0;
+		while (this.running) {
+			long t0 = EventLog.now();
+			long term = election.leadership().map(Leadership::term).orElse(0L);
+			long t1 = EventLog.now();
+			if (term != previousTerm) {
+				this.log.write("probe", p0, p1, t0, t1, previousTerm, term);
+				previousTerm = term;
+			}
+			p0 = t0;
+			p1 = t1;
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+		}
+	}
+
+	/** Records the wall clock once a second, so that the report shows the clock jumps took effect. */
+	private void clock() {
+		while (this.running) {
+			this.log.write("clock", EventLog.now(), System.currentTimeMillis());
+			sleep(1000);
+		}
+	}
+
+	/**
+	 * The leader-only job: a check when it starts, some work, a second check right before the write,
+	 * and the write with the term of the leadership that allowed it.
+	 */
+	private void act(LeaderElection election, FencedTable table, long periodMillis, long workMillis) {
+		while (this.running) {
+			sleep(ThreadLocalRandom.current().nextLong(periodMillis, 2 * periodMillis + 1));
+			if (this.belief == BeliefMode.LIBRARY) {
+				Optional<Leadership> leadership = election.leadership();
+				if (leadership.isEmpty()) {
+					continue;
+				}
+				synchronized (this.actionMonitor) {
+					work(workMillis);
+					long c0 = EventLog.now();
+					boolean valid = leadership.get().isValid();
+					long c1 = EventLog.now();
+					if (valid) {
+						write(table, leadership.get().term(), c0, c1);
+					}
+				}
+			}
+			else {
+				if (this.flagTerm == 0) {
+					continue;
+				}
+				work(workMillis);
+				long c0 = EventLog.now();
+				long term = this.flagTerm;
+				long c1 = EventLog.now();
+				if (term != 0) {
+					write(table, term, c0, c1);
+				}
+			}
+		}
+	}
+
+	private void write(FencedTable table, long term, long c0, long c1) {
+		long w0 = EventLog.now();
+		FencedTable.Outcome outcome = table.write(this.key, term);
+		long w1 = EventLog.now();
+		this.log.write("action", c0, c1, term, w0, w1, outcome);
+	}
+
+	private static void work(long workMillis) {
+		if (workMillis > 0) {
+			sleep(ThreadLocalRandom.current().nextLong(workMillis + 1));
+		}
+	}
+
+	private void shutdown(LeaderElectionEngine engine) {
+		engine.close();
+		this.running = false;
+		this.log.write("exit", EventLog.now());
+		while (!this.resources.isEmpty()) {
+			try {
+				this.resources.pop().close();
+			}
+			catch (Exception ex) {
+				// Exiting anyway.
+			}
+		}
+	}
+
+	/**
+	 * Exits when the harness is gone, so that no node outlives a harness that died. An exit, not a
+	 * halt: the JDK also closes a child's standard input when it sends it {@code SIGTERM}, and the
+	 * shutdown that signal started must go on to release the lease.
+	 */
+	private static void watchParent() {
+		daemon("chaos-parent", () -> {
+			InputStream in = System.in;
+			try {
+				while (in.read() != -1) {
+					// The harness never writes; it only holds the pipe open.
+				}
+			}
+			catch (IOException ex) {
+				// Gone as well.
+			}
+			System.exit(3);
+		});
+	}
+
+	private final class Listener implements LeaderElectionListener {
+
+		@Override
+		public void granted(Leadership leadership) {
+			// The time is read before the flag is set and written before it is, so it bounds the
+			// flag's belief from below even if the node dies in between.
+			ChaosNode.this.log.write("granted", EventLog.now(), leadership.term());
+			ChaosNode.this.flagTerm = leadership.term();
+			System.out.println("leader " + leadership.term());
+			System.out.flush();
+		}
+
+		@Override
+		public void revoked(Leadership leadership, RevocationReason reason) {
+			if (ChaosNode.this.belief == BeliefMode.LIBRARY) {
+				// As a careful user does: the job in flight finishes before the revocation is done, so
+				// that a shutdown releases the lease only after it.
+				synchronized (ChaosNode.this.actionMonitor) {
+					ChaosNode.this.flagTerm = 0;
+				}
+			}
+			else {
+				ChaosNode.this.flagTerm = 0;
+			}
+			ChaosNode.this.log.write("revoked", EventLog.now(), leadership.term(), reason);
+			System.out.println("follower " + leadership.term());
+			System.out.flush();
+		}
+
+	}
+
+	// Stores, as an application would configure them, with timeouts below the renew deadline
+
+	private LeaseStore openStore(Backend backend, String address, ElectionTiming timing) throws Exception {
+		String host = address.substring(0, address.lastIndexOf(':'));
+		int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+		return switch (backend) {
+			case JDBC_MARIADB -> new JdbcLeaseStore(
+					storeDataSource("jdbc:mariadb://" + address + "/chaos?connectTimeout=1000", "root"));
+			case JDBC_POSTGRES -> new JdbcLeaseStore(storeDataSource(
+					"jdbc:postgresql://" + address + "/chaos?connectTimeout=1&loginTimeout=1", "postgres"));
+			case REDIS -> redisStore(host, port, timing);
+			case ZOOKEEPER -> zookeeperStore(address);
+		};
+	}
+
+	private HikariDataSource storeDataSource(String url, String user) {
+		HikariConfig config = new HikariConfig();
+		config.setPoolName("chaos-store");
+		config.setJdbcUrl(url);
+		config.setUsername(user);
+		config.setPassword("");
+		config.setMaximumPoolSize(2);
+		config.setMinimumIdle(0);
+		// A connection that cannot be had within a second fails the attempt, well within the deadline.
+		config.setConnectionTimeout(1000);
+		config.setValidationTimeout(250);
+		config.setInitializationFailTimeout(-1);
+		return closeLater(new HikariDataSource(config));
+	}
+
+	private HikariDataSource fenceDataSource(String url, String user) {
+		HikariConfig config = new HikariConfig();
+		config.setPoolName("chaos-fence");
+		config.setJdbcUrl(url);
+		config.setUsername(user);
+		config.setPassword("");
+		config.setMaximumPoolSize(1);
+		config.setMinimumIdle(0);
+		config.setConnectionTimeout(1000);
+		config.setValidationTimeout(250);
+		config.setInitializationFailTimeout(-1);
+		return closeLater(new HikariDataSource(config));
+	}
+
+	private LeaseStore redisStore(String host, int port, ElectionTiming timing) {
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+			.commandTimeout(timing.storeCallTimeout())
+			.clientOptions(ClientOptions.builder()
+				.socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(1)).build())
+				.build())
+			.build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				client);
+		factory.afterPropertiesSet();
+		factory.start();
+		closeLater(factory::destroy);
+		return closeLater(new RedisLeaseStore(factory, "chaos:"));
+	}
+
+	private LeaseStore zookeeperStore(String address) throws InterruptedException {
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString(address)
+			.sessionTimeoutMs((int) longOption("session-ms"))
+			.connectionTimeoutMs(1000)
+			.retryPolicy(new ExponentialBackoffRetry(50, 5, 500))
+			// Otherwise Curator replaces the connect string by the ensemble's servers, bypassing the proxy.
+			.ensembleTracker(false)
+			.build();
+		client.start();
+		closeLater(client);
+		client.blockUntilConnected(10, TimeUnit.SECONDS);
+		return new ZookeeperLeaseStore(client, "/chaos", false);
+	}
+
+	private <T extends AutoCloseable> T closeLater(T resource) {
+		this.resources.push(resource);
+		return resource;
+	}
+
+	// Plumbing
+
+	private String option(String name) {
+		String value = this.options.get(name);
+		if (value == null) {
+			throw new IllegalArgumentException("Missing option --" + name);
+		}
+		return value;
+	}
+
+	private long longOption(String name) {
+		return Long.parseLong(option(name));
+	}
+
+	private static Map<String, String> parse(String[] args) {
+		Map<String, String> options = new HashMap<>();
+		for (int i = 0; i + 1 < args.length; i += 2) {
+			if (!args[i].startsWith("--")) {
+				throw new IllegalArgumentException("Expected --name value pairs but got '" + args[i] + "'");
+			}
+			options.put(args[i].substring(2), args[i + 1]);
+		}
+		return options;
+	}
+
+	private static void daemon(String name, Runnable task) {
+		Thread thread = new Thread(task, name);
+		thread.setDaemon(true);
+		thread.start();
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

@@ -1,0 +1,518 @@
+package io.github.leaderelection.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import io.github.leaderelection.jdbc.JdbcLeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * One run of the experiment: starts a store server, a proxy per node and the node processes, injects
+ * faults drawn from the seed until the duration or the fault count is reached, stops everything and
+ * hands the records to the {@link Checker}.
+ *
+ * <p>The faults come from a shuffled deck of all the enabled types, reshuffled when empty, so every
+ * type comes up equally often; the seed fixes the sequence and every duration, offset and target
+ * choice (which process leads at a given moment is up to the election).
+ */
+final class ChaosRun {
+
+	private static final Logger logger = LoggerFactory.getLogger(ChaosRun.class);
+
+	static final String LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
+	/** How long a fault waits for a leader to target; long, because node JVMs start slowly on a busy machine. */
+	private static final Duration LEADER_WAIT = Duration.ofSeconds(60);
+
+	private static final Duration FIRST_LEADER_WAIT = Duration.ofSeconds(180);
+
+	private static final Duration READY_WAIT = Duration.ofMillis(2500);
+
+	/**
+	 * The node whose wall clock jumps, the only one run under libfaketime: its lock around every
+	 * clock call makes a JVM start several times slower, which the other nodes need not pay.
+	 */
+	static final int CLOCK_NODE = 0;
+
+	private final ChaosSettings settings;
+
+	private final Random random;
+
+	private final Path directory;
+
+	private final List<FaultType> deck = new ArrayList<>();
+
+	private final List<TcpProxy> proxies = new ArrayList<>();
+
+	private final NodeProcess[] nodes;
+
+	private final int[] incarnations;
+
+	private EventLog log;
+
+	private StoreServer store;
+
+	private StoreServer fenceDatabase;
+
+	private String libfaketime;
+
+	ChaosRun(ChaosSettings settings) {
+		this.settings = settings;
+		this.random = new Random(settings.seed());
+		this.directory = settings.directory().toAbsolutePath();
+		this.nodes = new NodeProcess[settings.nodes()];
+		this.incarnations = new int[settings.nodes()];
+	}
+
+	/** Runs the experiment, checks its records, writes the summary and returns it. */
+	ChaosSummary run() throws Exception {
+		prepareDirectory();
+		this.libfaketime = findLibfaketime();
+		Thread cleanup = new Thread(this::forceStop, "chaos-cleanup");
+		Runtime.getRuntime().addShutdownHook(cleanup);
+		try (EventLog log = new EventLog(this.directory.resolve("harness.log"))) {
+			this.log = log;
+			try {
+				startStores();
+				log.write("run", EventLog.now(), System.currentTimeMillis(), this.settings.name(),
+						this.settings.backend(), this.settings.seed(), this.settings.belief(),
+						this.settings.fencing() ? "on" : "off", this.settings.timing().leaseDuration().toNanos(),
+						this.settings.timing().renewDeadline().toNanos(), this.settings.timing().retryPeriod().toNanos());
+				for (int i = 0; i < this.nodes.length; i++) {
+					this.proxies.add(new TcpProxy(this.store.port()));
+					spawn(i);
+				}
+				if (!awaitReady(FIRST_LEADER_WAIT)) {
+					throw new IllegalStateException("Not every node started within " + FIRST_LEADER_WAIT + "; see "
+							+ this.directory);
+				}
+				if (awaitLeader(FIRST_LEADER_WAIT).isEmpty()) {
+					throw new IllegalStateException("No node became leader within " + FIRST_LEADER_WAIT + "; see "
+							+ this.directory);
+				}
+				settle();
+				injectFaults();
+				log.write("end", EventLog.now());
+			}
+			finally {
+				stopNodes();
+				this.proxies.forEach(TcpProxy::close);
+				recordWrites();
+				closeStores();
+			}
+		}
+		finally {
+			Runtime.getRuntime().removeShutdownHook(cleanup);
+		}
+		ChaosSummary summary = Checker.check(this.directory, this.settings);
+		Files.writeString(this.settings.summaryFile(), summary.toJson());
+		System.out.println(summary.table());
+		deleteDataDirectories();
+		return summary;
+	}
+
+	// Faults
+
+	private void injectFaults() throws Exception {
+		long start = System.nanoTime();
+		Duration duration = this.settings.duration();
+		int injected = 0;
+		while ((duration != null) ? System.nanoTime() - start < duration.toNanos() : injected < this.settings.faults()) {
+			FaultType type = nextFault();
+			if (inject(type)) {
+				injected++;
+			}
+			settle();
+		}
+		logger.info("Injected {} faults in {} s", injected, (System.nanoTime() - start) / 1_000_000_000L);
+	}
+
+	private FaultType nextFault() {
+		if (this.deck.isEmpty()) {
+			this.settings.faultTypes().stream().sorted().forEach(this.deck::add);
+			Collections.shuffle(this.deck, this.random);
+		}
+		return this.deck.remove(0);
+	}
+
+	private boolean inject(FaultType type) throws Exception {
+		long lease = this.settings.timing().leaseDuration().toMillis();
+		long renew = this.settings.timing().renewDeadline().toMillis();
+		long retry = this.settings.timing().retryPeriod().toMillis();
+		Optional<NodeProcess> leader = awaitLeader(LEADER_WAIT);
+		boolean needsLeader = type != FaultType.RESTART_STORE && type != FaultType.CLOCK_JUMP
+				&& type != FaultType.KILL_FOLLOWER && type != FaultType.CUT_FOLLOWER;
+		if (needsLeader && leader.isEmpty()) {
+			this.log.write("skipped", EventLog.now(), type, "no-leader");
+			return false;
+		}
+		switch (type) {
+			case KILL_LEADER -> {
+				NodeProcess node = leader.get();
+				long t0 = EventLog.now();
+				kill(node);
+				long t1 = EventLog.now();
+				this.log.write("fault", type, t0, t1, node.key(), "-");
+				sleep(this.random.nextInt(500));
+				spawn(node.index());
+			}
+			case KILL_FOLLOWER -> {
+				NodeProcess node = randomFollower(leader);
+				long t0 = EventLog.now();
+				kill(node);
+				long t1 = EventLog.now();
+				this.log.write("fault", type, t0, t1, node.key(), "-");
+				sleep(this.random.nextInt(500));
+				spawn(node.index());
+			}
+			case RESTART_LEADER -> {
+				NodeProcess node = leader.get();
+				long t0 = EventLog.now();
+				boolean clean = node.terminate(10_000);
+				long t1 = EventLog.now();
+				this.log.write("death", t0, t1, node.key(), clean ? "term" : "kill");
+				this.log.write("fault", type, t0, t1, node.key(), clean ? "exited" : "killed-after-10s");
+				spawn(node.index());
+			}
+			case STOP_LEADER, PAUSE_LEADER -> {
+				NodeProcess node = leader.get();
+				long pause = (type == FaultType.STOP_LEADER) ? lease + retry + this.random.nextInt(600)
+						: renew / 5 + this.random.nextInt((int) (renew * 3 / 10));
+				long t0 = EventLog.now();
+				node.pause();
+				sleep(pause);
+				node.resume();
+				this.log.write("fault", type, t0, EventLog.now(), node.key(), pause + "ms");
+			}
+			case CUT_LEADER -> {
+				NodeProcess node = leader.get();
+				long cut = renew + 200 + this.random.nextInt(1000);
+				TcpProxy proxy = this.proxies.get(node.index());
+				long t0 = EventLog.now();
+				proxy.cut();
+				sleep(cut);
+				proxy.heal();
+				this.log.write("fault", type, t0, EventLog.now(), node.key(), cut + "ms");
+			}
+			case CUT_FOLLOWER -> {
+				NodeProcess node = randomFollower(leader);
+				long cut = renew + 200 + this.random.nextInt(1000);
+				TcpProxy proxy = this.proxies.get(node.index());
+				long t0 = EventLog.now();
+				proxy.cut();
+				sleep(cut);
+				proxy.heal();
+				this.log.write("fault", type, t0, EventLog.now(), node.key(), cut + "ms");
+			}
+			case SLOW_LEADER -> {
+				NodeProcess node = leader.get();
+				long latency = 100 + this.random.nextInt(300);
+				long length = 800 + this.random.nextInt(1500);
+				TcpProxy proxy = this.proxies.get(node.index());
+				long t0 = EventLog.now();
+				proxy.latency(latency);
+				sleep(length);
+				proxy.latency(0);
+				this.log.write("fault", type, t0, EventLog.now(), node.key(), latency + "ms-for-" + length + "ms");
+			}
+			case RESTART_STORE -> {
+				boolean crash = this.random.nextBoolean();
+				long down = this.random.nextInt((int) (renew * 3 / 2));
+				long t0 = EventLog.now();
+				this.store.stop(crash);
+				sleep(down);
+				this.store.restart();
+				this.log.write("fault", type, t0, EventLog.now(), "store", (crash ? "crash" : "stop") + "-down-" + down + "ms");
+			}
+			case CLOCK_JUMP -> {
+				int index = CLOCK_NODE;
+				long seconds = (60 + this.random.nextInt(6 * 3600 - 60)) * (this.random.nextBoolean() ? 1L : -1L);
+				long t0 = EventLog.now();
+				setClockOffset(index, seconds);
+				this.log.write("fault", type, t0, EventLog.now(), this.nodes[index].key(), seconds + "s");
+			}
+		}
+		return true;
+	}
+
+	private NodeProcess randomFollower(Optional<NodeProcess> leader) {
+		List<NodeProcess> followers = Stream.of(this.nodes)
+			.filter((node) -> leader.isEmpty() || node != leader.get())
+			.toList();
+		return followers.get(this.random.nextInt(followers.size()));
+	}
+
+	/**
+	 * Waits until a leader is known and, for a few seconds at most, until every node runs its
+	 * election again, then lets the election run a little. Faults thus usually hit a full cluster
+	 * one at a time, so that a failover measures the election rather than how long a restarted JVM
+	 * takes to start; on a busy machine, where that takes much longer, the run goes on without it.
+	 */
+	private void settle() {
+		awaitReady(READY_WAIT);
+		if (awaitLeader(LEADER_WAIT).isEmpty()) {
+			this.log.write("skipped", EventLog.now(), "settle", "no-leader");
+		}
+		sleep(150 + this.random.nextInt(250));
+	}
+
+	/** Waits until every node has started its election, which takes a while on a busy machine. */
+	private boolean awaitReady(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!Stream.of(this.nodes).allMatch(NodeProcess::isReady)) {
+			boolean failedToStart = Stream.of(this.nodes).anyMatch((node) -> !node.isReady() && !node.isAlive());
+			if (failedToStart || System.nanoTime() - deadline > 0) {
+				return false;
+			}
+			sleep(20);
+		}
+		return true;
+	}
+
+	/** The running node that announced the highest term and has not announced its revocation. */
+	private Optional<NodeProcess> awaitLeader(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (true) {
+			Optional<NodeProcess> leader = Stream.of(this.nodes)
+				.filter((node) -> node != null && node.isAnnouncedLeader())
+				.max(Comparator.comparingLong(NodeProcess::announcedTerm));
+			if (leader.isPresent() || System.nanoTime() - deadline > 0) {
+				return leader;
+			}
+			sleep(20);
+		}
+	}
+
+	// Nodes
+
+	private void spawn(int index) throws IOException {
+		String key = "n" + index + "." + this.incarnations[index]++;
+		TcpProxy proxy = this.proxies.get(index);
+		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+				"-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+				"-Djava.io.tmpdir=" + this.directory,
+				"-Dlogback.configurationFile=chaos-node-logback.xml", "-cp", classpath(), ChaosNode.class.getName()));
+		Map<String, String> options = new HashMap<>();
+		options.put("key", key);
+		options.put("backend", this.settings.backend().id());
+		options.put("store", "127.0.0.1:" + proxy.port());
+		options.put("fence-url", this.fenceDatabase.fenceUrl());
+		options.put("fence-user", this.fenceDatabase.fenceUser());
+		options.put("log", this.directory.resolve("node-" + key + ".log").toString());
+		options.put("lease-ms", Long.toString(this.settings.timing().leaseDuration().toMillis()));
+		options.put("renew-ms", Long.toString(this.settings.timing().renewDeadline().toMillis()));
+		options.put("retry-ms", Long.toString(this.settings.timing().retryPeriod().toMillis()));
+		// A ZooKeeper lease lasts as long as the session, which must be at least the lease duration.
+		options.put("session-ms", Long.toString(this.settings.timing().leaseDuration().toMillis() + 500));
+		options.put("belief", this.settings.belief().toString());
+		options.put("fencing", Boolean.toString(this.settings.fencing()));
+		options.put("action-period-ms", "50");
+		options.put("work-ms", "20");
+		options.forEach((name, value) -> {
+			command.add("--" + name);
+			command.add(value);
+		});
+		NodeProcess node = NodeProcess.start(index, key, command, clockEnvironment(index),
+				this.directory.resolve("node-" + key + ".err"));
+		this.nodes[index] = node;
+		this.log.write("spawn", EventLog.now(), key, node.pid());
+		node.onUnexpectedExit((exitCode) -> {
+			long gone = EventLog.now();
+			this.log.write("death", gone, gone, key, "unexpected-" + exitCode);
+			logger.error("Node {} exited by itself with code {}; see {}", key, exitCode,
+					this.directory.resolve("node-" + key + ".err"));
+		});
+	}
+
+	private void kill(NodeProcess node) throws InterruptedException {
+		long t0 = EventLog.now();
+		node.kill();
+		this.log.write("death", t0, EventLog.now(), node.key(), "kill");
+	}
+
+	/** Stops every node the way a deployment does: all at once, each releasing what it holds. */
+	private void stopNodes() {
+		long t0 = EventLog.now();
+		List<NodeProcess> running = Stream.of(this.nodes).filter((node) -> node != null && node.isAlive()).toList();
+		running.forEach(NodeProcess::signalTerminate);
+		for (NodeProcess node : running) {
+			try {
+				boolean clean = node.terminate(5000);
+				this.log.write("death", t0, EventLog.now(), node.key(), clean ? "end" : "kill");
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/** The test class path when run by Surefire, else this JVM's. */
+	private static String classpath() {
+		return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+	}
+
+	// Wall clocks
+
+	private Map<String, String> clockEnvironment(int index) throws IOException {
+		if (this.libfaketime == null || index != CLOCK_NODE) {
+			return Map.of();
+		}
+		Path clock = clockFile(index);
+		if (!Files.exists(clock)) {
+			Files.writeString(clock, "+0s\n");
+		}
+		// Only the wall clock moves: System.nanoTime() must stay the host's monotonic clock. File
+		// times stay true, or class loading slows down further.
+		return Map.of("LD_PRELOAD", this.libfaketime, "FAKETIME_TIMESTAMP_FILE", clock.toString(),
+				"FAKETIME_CACHE_DURATION", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1", "DONT_FAKE_MONOTONIC", "1",
+				"NO_FAKE_STAT", "1");
+	}
+
+	private void setClockOffset(int index, long seconds) throws IOException {
+		Path clock = clockFile(index);
+		Path next = clock.resolveSibling(clock.getFileName() + ".next");
+		Files.writeString(next, ((seconds >= 0) ? "+" : "") + seconds + "s\n");
+		Files.move(next, clock, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+	}
+
+	private Path clockFile(int index) {
+		return this.directory.resolve("clock-n" + index + ".txt");
+	}
+
+	private String findLibfaketime() {
+		if (Files.isReadable(Path.of(LIBFAKETIME))) {
+			return LIBFAKETIME;
+		}
+		if (this.settings.faultTypes().contains(FaultType.CLOCK_JUMP)) {
+			throw new IllegalStateException("The clock-jump fault needs libfaketime at " + LIBFAKETIME
+					+ ". Install it, for example with: apt-get install -y faketime");
+		}
+		return null;
+	}
+
+	// Stores
+
+	private void startStores() throws Exception {
+		Path storeDirectory = this.directory.resolve("store");
+		this.store = switch (this.settings.backend()) {
+			case JDBC_MARIADB -> new MariaDbServer(storeDirectory);
+			case JDBC_POSTGRES -> new PostgresServer(storeDirectory);
+			case REDIS -> new RedisServer(storeDirectory);
+			case ZOOKEEPER -> new ZookeeperServer(storeDirectory);
+		};
+		this.store.start();
+		if (this.settings.backend().isJdbc()) {
+			this.fenceDatabase = this.store;
+			String url = this.store.fenceUrl();
+			new JdbcLeaseStore(new DriverManagerDataSource(url, this.store.fenceUser(), "")).createTableIfMissing();
+		}
+		else {
+			// The protected table lives in a database that no fault touches.
+			this.fenceDatabase = new MariaDbServer(this.directory.resolve("fence-database"));
+			this.fenceDatabase.start();
+		}
+		FencedTable.create(this.fenceDatabase.fenceUrl(), this.fenceDatabase.fenceUser());
+	}
+
+	private void recordWrites() {
+		if (this.fenceDatabase == null) {
+			return;
+		}
+		try {
+			if (!this.fenceDatabase.answers()) {
+				this.fenceDatabase.restart();
+			}
+			for (FencedTable.Write write : FencedTable.readWrites(this.fenceDatabase.fenceUrl(),
+					this.fenceDatabase.fenceUser())) {
+				this.log.write("write", write.id(), write.nodeKey(), write.term());
+			}
+		}
+		catch (Exception ex) {
+			logger.error("Could not read the fenced table", ex);
+			this.log.write("skipped", EventLog.now(), "writes", "unreadable");
+		}
+	}
+
+	private void closeStores() {
+		for (StoreServer server : new StoreServer[] { this.store, this.fenceDatabase }) {
+			if (server != null) {
+				try {
+					server.close();
+				}
+				catch (Exception ex) {
+					logger.warn("Could not stop {}", server, ex);
+				}
+			}
+		}
+	}
+
+	/** The JVM is exiting in the middle of a run: leave no process behind. */
+	private void forceStop() {
+		for (NodeProcess node : this.nodes) {
+			if (node != null) {
+				try {
+					node.kill();
+				}
+				catch (InterruptedException ex) {
+					return;
+				}
+			}
+		}
+		closeStores();
+	}
+
+	// Files
+
+	private void prepareDirectory() throws IOException {
+		if (Files.exists(this.directory)) {
+			StoreServer.killLeftovers(this.directory);
+			delete(this.directory);
+		}
+		Files.createDirectories(this.directory);
+		Files.deleteIfExists(this.settings.summaryFile());
+	}
+
+	/** The servers' data is big and of no use once checked; the records stay. */
+	private void deleteDataDirectories() throws IOException {
+		for (String name : new String[] { "store", "fence-database" }) {
+			Path data = this.directory.resolve(name).resolve("data");
+			if (Files.exists(data)) {
+				delete(data);
+			}
+		}
+	}
+
+	private static void delete(Path root) throws IOException {
+		try (Stream<Path> paths = Files.walk(root)) {
+			for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+				Files.delete(path);
+			}
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted", ex);
+		}
+	}
+
+}

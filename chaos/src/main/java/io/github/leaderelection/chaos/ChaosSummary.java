@@ -1,0 +1,202 @@
+package io.github.leaderelection.chaos;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The measured outcome of one run, as a table for people and as JSON for tools. See {@link Checker}
+ * for what each count means.
+ *
+ * @param settings what the run did
+ * @param durationSeconds from the start of the first node to the end of the last fault
+ * @param faults faults injected, by type
+ * @param faultsSkipped faults (and settling waits) for which no leader could be found in 30 s
+ * @param unexpectedExits node processes that exited by themselves
+ * @param processes node processes started (each restart is a new one)
+ * @param beliefIntervals beliefs checked
+ * @param overlaps pairs of beliefs of different processes that overlap
+ * @param overlapMillis time during which two or more processes believed
+ * @param actionsOutsideBelief actions whose allowing check lies outside every belief of its process
+ * and term
+ * @param unexplainedBeliefs observations of a belief (probe samples, granted events) outside its
+ * computed bounds: the bounds would be unsound
+ * @param beliefRevivals terms that a process saw end and then held again ({@code isValid()} promises
+ * false forever once a term ended)
+ * @param termRegressions beliefs or acquires whose term is not above an earlier one's
+ * @param staleWritesRefused writes refused by the fence because a higher term had written
+ * @param staleWritesAccepted accepted writes whose term is below an earlier accepted write's
+ * @param actions leader-only actions attempted
+ * @param actionsAccepted actions whose write was accepted
+ * @param actionErrors actions whose write failed (database unreachable)
+ * @param rowsWritten rows in the protected table after the run
+ * @param failoverMillis per fault type, the time from the fault to the next belief when leadership
+ * was lost (0 when it survived)
+ * @param leaderAvailability share of time, from the first belief to the end of the faults, with a
+ * believer (an upper estimate: the intervals are upper bounds of the beliefs)
+ * @param longestLeaderlessMillis the longest time without a believer
+ * @param eventOverlaps overlaps of what nodes that trusted their granted and revoked events would
+ * have believed
+ * @param eventOverlapMillis time of those overlaps
+ * @param maxClockOffsetSeconds the largest wall-clock offset a node recorded (shows the clock jumps
+ * took effect)
+ */
+record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, Integer> faults, int faultsSkipped,
+		int unexpectedExits, int processes, int beliefIntervals, long overlaps, double overlapMillis,
+		long actionsOutsideBelief, long unexplainedBeliefs, long beliefRevivals, long termRegressions,
+		long staleWritesRefused, long staleWritesAccepted, long actions, long actionsAccepted, long actionErrors,
+		long rowsWritten, Map<String, List<Double>> failoverMillis, double leaderAvailability,
+		double longestLeaderlessMillis, long eventOverlaps, double eventOverlapMillis, double maxClockOffsetSeconds) {
+
+	int faultCount() {
+		return this.faults.values().stream().mapToInt(Integer::intValue).sum();
+	}
+
+	/**
+	 * Whether the run kept every promise: no overlap, no action outside a belief, no term going
+	 * backwards, bounds that explain every observation, and (with fencing) no stale write accepted.
+	 */
+	boolean passed() {
+		return violations().isEmpty();
+	}
+
+	List<String> violations() {
+		List<String> violations = new ArrayList<>();
+		if (this.overlaps > 0) {
+			violations.add(this.overlaps + " overlapping beliefs (" + format(this.overlapMillis) + " ms)");
+		}
+		if (this.actionsOutsideBelief > 0) {
+			violations.add(this.actionsOutsideBelief + " actions outside a belief");
+		}
+		if (this.termRegressions > 0) {
+			violations.add(this.termRegressions + " term regressions");
+		}
+		if (this.unexplainedBeliefs > 0) {
+			violations.add(this.unexplainedBeliefs + " observations of a belief outside its bounds");
+		}
+		if (this.settings.fencing() && this.staleWritesAccepted > 0) {
+			violations.add(this.staleWritesAccepted + " stale writes accepted despite fencing");
+		}
+		return violations;
+	}
+
+	String toJson() {
+		StringBuilder json = new StringBuilder("{\n");
+		field(json, "backend", quote(this.settings.backend().id()));
+		field(json, "run", quote(this.settings.name()));
+		field(json, "seed", this.settings.seed());
+		field(json, "durationSeconds", format(this.durationSeconds));
+		field(json, "nodes", this.settings.nodes());
+		field(json, "timing", "{\"leaseMillis\": " + this.settings.timing().leaseDuration().toMillis()
+				+ ", \"renewDeadlineMillis\": " + this.settings.timing().renewDeadline().toMillis()
+				+ ", \"retryPeriodMillis\": " + this.settings.timing().retryPeriod().toMillis() + "}");
+		field(json, "belief", quote(this.settings.belief().toString()));
+		field(json, "fencing", this.settings.fencing());
+		field(json, "faults", object(this.faults.entrySet()
+			.stream()
+			.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> Integer.toString(entry.getValue()), (a, b) -> a,
+					LinkedHashMap::new))));
+		field(json, "faultCount", faultCount());
+		field(json, "faultsSkipped", this.faultsSkipped);
+		field(json, "unexpectedExits", this.unexpectedExits);
+		field(json, "processes", this.processes);
+		field(json, "beliefIntervals", this.beliefIntervals);
+		field(json, "overlaps", this.overlaps);
+		field(json, "overlapMillis", format(this.overlapMillis));
+		field(json, "actionsOutsideBelief", this.actionsOutsideBelief);
+		field(json, "unexplainedBeliefs", this.unexplainedBeliefs);
+		field(json, "beliefRevivals", this.beliefRevivals);
+		field(json, "termRegressions", this.termRegressions);
+		field(json, "staleWritesRefused", this.staleWritesRefused);
+		field(json, "staleWritesAccepted", this.staleWritesAccepted);
+		field(json, "actions", "{\"total\": " + this.actions + ", \"accepted\": " + this.actionsAccepted
+				+ ", \"refused\": " + this.staleWritesRefused + ", \"errors\": " + this.actionErrors
+				+ ", \"rowsWritten\": " + this.rowsWritten + "}");
+		field(json, "failoverMillis", object(this.failoverMillis.entrySet()
+			.stream()
+			.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> percentiles(entry.getValue()), (a, b) -> a,
+					LinkedHashMap::new))));
+		field(json, "leaderAvailability", String.format(Locale.ROOT, "%.4f", this.leaderAvailability));
+		field(json, "longestLeaderlessMillis", format(this.longestLeaderlessMillis));
+		field(json, "eventOverlaps", this.eventOverlaps);
+		field(json, "eventOverlapMillis", format(this.eventOverlapMillis));
+		field(json, "maxClockOffsetSeconds", format(this.maxClockOffsetSeconds));
+		json.append("  \"passed\": ").append(passed()).append("\n}\n");
+		return json.toString();
+	}
+
+	String table() {
+		StringBuilder table = new StringBuilder();
+		table.append(String.format(Locale.ROOT, "Chaos run '%s': %s, seed %d, %.0f s, %d faults, %d nodes (lease %d ms, "
+				+ "renew deadline %d ms, retry %d ms), belief %s, fencing %s%n", this.settings.name(),
+				this.settings.backend(), this.settings.seed(), this.durationSeconds, faultCount(), this.settings.nodes(),
+				this.settings.timing().leaseDuration().toMillis(), this.settings.timing().renewDeadline().toMillis(),
+				this.settings.timing().retryPeriod().toMillis(), this.settings.belief(),
+				this.settings.fencing() ? "on" : "off"));
+		row(table, "belief intervals", this.beliefIntervals + " in " + this.processes + " processes");
+		row(table, "overlapping beliefs", this.overlaps + " (" + format(this.overlapMillis) + " ms)");
+		row(table, "actions outside belief", Long.toString(this.actionsOutsideBelief));
+		row(table, "unexplained beliefs", Long.toString(this.unexplainedBeliefs));
+		row(table, "term regressions", Long.toString(this.termRegressions));
+		row(table, "actions", this.actions + " (" + this.actionsAccepted + " accepted, " + this.staleWritesRefused
+				+ " stale refused, " + this.actionErrors + " failed)");
+		row(table, "stale writes accepted", Long.toString(this.staleWritesAccepted));
+		row(table, "leader availability", String.format(Locale.ROOT, "%.1f %% (longest gap %s ms)",
+				100 * this.leaderAvailability, format(this.longestLeaderlessMillis)));
+		row(table, "event-trusting overlaps", this.eventOverlaps + " (" + format(this.eventOverlapMillis) + " ms)");
+		row(table, "belief revivals", Long.toString(this.beliefRevivals));
+		row(table, "max clock offset", format(this.maxClockOffsetSeconds) + " s");
+		table.append(String.format(Locale.ROOT, "  %-16s %5s %10s %10s %10s%n", "fault", "count", "p50 ms", "p99 ms",
+				"max ms"));
+		this.failoverMillis.forEach((type, millis) -> {
+			double[] values = sorted(millis);
+			table.append(String.format(Locale.ROOT, "  %-16s %5d %10.0f %10.0f %10.0f%n", type, values.length,
+					percentile(values, 50), percentile(values, 99), values[values.length - 1]));
+		});
+		table.append(passed() ? "  PASSED\n" : "  FAILED: " + String.join("; ", violations()) + "\n");
+		return table.toString();
+	}
+
+	private static void row(StringBuilder table, String name, String value) {
+		table.append(String.format(Locale.ROOT, "  %-24s %s%n", name, value));
+	}
+
+	private static String percentiles(List<Double> millis) {
+		double[] values = sorted(millis);
+		return "{\"count\": " + values.length + ", \"p50\": " + format(percentile(values, 50)) + ", \"p99\": "
+				+ format(percentile(values, 99)) + ", \"max\": " + format(values[values.length - 1]) + "}";
+	}
+
+	private static double[] sorted(List<Double> values) {
+		return values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+	}
+
+	/** Nearest-rank percentile. */
+	static double percentile(double[] sorted, int percent) {
+		int rank = (int) Math.ceil(percent / 100.0 * sorted.length);
+		return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+	}
+
+	private static String object(Map<String, String> members) {
+		return members.entrySet()
+			.stream()
+			.map((entry) -> quote(entry.getKey()) + ": " + entry.getValue())
+			.collect(Collectors.joining(", ", "{", "}"));
+	}
+
+	private static void field(StringBuilder json, String name, Object value) {
+		json.append("  ").append(quote(name)).append(": ").append(value).append(",\n");
+	}
+
+	private static String quote(String value) {
+		return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+	}
+
+	private static String format(double value) {
+		return String.format(Locale.ROOT, "%.1f", value);
+	}
+
+}

@@ -1,0 +1,552 @@
+package io.github.leaderelection.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
+
+/**
+ * Reads the records of a run and measures it: overlapping beliefs, actions outside a belief, terms
+ * that went backwards, stale writes, failover times and the share of time with a leader.
+ *
+ * <h2>What a belief interval is, and why the count of overlaps is sound</h2>
+ *
+ * A node believes it leads in term T from the instant {@code leadership()} would first answer T
+ * until the last instant it would, whether or not anything asked; a paused or dead process answers
+ * nothing but is still given its belief until its deadline. The checker never needs that instant
+ * exactly: it computes for every (node, term) an interval {@code [S, E]} that provably contains the
+ * belief, so that two beliefs that overlapped always give two intervals that overlap. Zero
+ * overlapping intervals thus proves zero overlapping beliefs; an overlap found may, in principle,
+ * be a false alarm of at most the slack of the bounds (microseconds, see below).
+ * <ul>
+ * <li>{@code S}: the end of the acquire call that returned term T (the engine grants only after
+ * it returned), plus the lease's {@code activeIn} when positive (the engine grants a lease taken
+ * over early only after that wait, counted from after the call).</li>
+ * <li>{@code E}: the earliest of (a) the start of the latest acquire or renew call of term T whose
+ * outcome was success or is unknown (the node died during it), plus the renew deadline (the engine
+ * counts its deadline from a moment no later than that start, and {@code isLeader()} compares it at
+ * call time); (b) the time the revoked event for T was recorded (the engine stops believing before
+ * it publishes it); (c) the start of a release of the lease of term T (the engine releases only
+ * after it stopped believing); (d) the time the process was seen dead.</li>
+ * </ul>
+ * The bounds rest on two rules of the engine, so the checker verifies them against what the node
+ * observed: every sample of the 1 ms probe that saw T, every check that allowed an action in T, and
+ * the granted event of T must fall inside {@code [S, E]} (the probe sample and the check are
+ * intervals of time themselves: they must intersect it; the granted event must not precede S). A
+ * miss is counted as {@code unexplainedBeliefs} (probe, grant) or {@code actionsOutsideBelief}
+ * (actions), and fails the run like an overlap.
+ *
+ * <p>With {@code flag} belief (the control experiment), a node believes what its flag says: from
+ * the granted event (time read before the flag was set) to the revoked event (time read after it
+ * was cleared) or its death.
+ *
+ * <p>Overlaps are counted between intervals of different processes (a node killed and started
+ * again is a new process with a new candidate id): {@code overlaps} is the number of overlapping
+ * pairs, {@code overlapMillis} the time during which two or more processes believed.
+ */
+final class Checker {
+
+	private Checker() {
+	}
+
+	/** One belief of one process, with its bounds. */
+	record Interval(String key, long term, long start, long end) {
+	}
+
+	static ChaosSummary check(Path directory, ChaosSettings settings) throws IOException {
+		Run run = Run.read(directory);
+		return new Checker.Analysis(run, settings).summary();
+	}
+
+	// The records
+
+	/** The records of one process. */
+	static final class Incarnation {
+
+		final String key;
+
+		BeliefMode belief = BeliefMode.LIBRARY;
+
+		long renewDeadline;
+
+		long death = Long.MAX_VALUE;
+
+		final List<long[]> acquires = new ArrayList<>(); // entry, exit, term, activeIn
+
+		final Map<Long, long[]> renewsByEntry = new HashMap<>(); // entry -> term, outcome(1 ok, 0 no, -1 unknown, -2 error)
+
+		final Map<Long, Long> granted = new HashMap<>(); // term -> first granted time
+
+		final Map<Long, Long> revoked = new HashMap<>(); // term -> first revoked time
+
+		final Map<Long, Long> released = new HashMap<>(); // term -> first release call
+
+		final List<long[]> probes = new ArrayList<>(); // p0, p1, t0, t1, from, to
+
+		final List<long[]> actions = new ArrayList<>(); // c0, c1, term, w0, w1, outcome(1 accepted, 0 refused, -1 error)
+
+		final List<long[]> clocks = new ArrayList<>(); // t, wall
+
+		Incarnation(String key) {
+			this.key = key;
+		}
+
+	}
+
+	/** All the records of a run. */
+	static final class Run {
+
+		long start;
+
+		long startWall;
+
+		long end = Long.MIN_VALUE;
+
+		final Map<String, Incarnation> incarnations = new TreeMap<>();
+
+		final List<String[]> faults = new ArrayList<>(); // type, t0, t1, target, detail
+
+		final List<long[]> writes = new ArrayList<>(); // id, term
+
+		int skipped;
+
+		int unexpectedExits;
+
+		static Run read(Path directory) throws IOException {
+			Run run = new Run();
+			try (Stream<Path> files = Files.list(directory)) {
+				for (Path file : files.filter((path) -> path.getFileName().toString().matches("node-.*\\.log")).sorted()
+					.toList()) {
+					run.readNode(file);
+				}
+			}
+			run.readHarness(directory.resolve("harness.log"));
+			return run;
+		}
+
+		Incarnation incarnation(String key) {
+			return this.incarnations.computeIfAbsent(key, Incarnation::new);
+		}
+
+		private void readNode(Path file) throws IOException {
+			String name = file.getFileName().toString();
+			Incarnation node = incarnation(name.substring("node-".length(), name.length() - ".log".length()));
+			for (String line : Files.readAllLines(file)) {
+				String[] f = line.split(" ");
+				if (f.length < 2) {
+					continue; // a line cut by kill -9 cannot happen (one write each), but be lenient
+				}
+				switch (f[0]) {
+					case "node" -> {
+						node.belief = BeliefMode.of(f[5]);
+						node.renewDeadline = Long.parseLong(f[7]);
+					}
+					case "acquire" -> {
+						if (f[3].equals("taken")) {
+							node.acquires.add(new long[] { l(f[1]), l(f[2]), l(f[4]), l(f[5]) });
+						}
+					}
+					case "renew-start" -> node.renewsByEntry.putIfAbsent(l(f[1]), new long[] { l(f[2]), -1 });
+					case "renew-end" -> node.renewsByEntry.put(l(f[1]),
+							new long[] { l(f[3]), f[4].equals("true") ? 1 : f[4].equals("false") ? 0 : -2 });
+					case "granted" -> node.granted.putIfAbsent(l(f[2]), l(f[1]));
+					case "revoked" -> node.revoked.putIfAbsent(l(f[2]), l(f[1]));
+					case "release" -> node.released.putIfAbsent(l(f[2]), l(f[1]));
+					case "probe" -> node.probes.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]), l(f[6]) });
+					case "action" -> node.actions.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]),
+							f[6].equals("accepted") ? 1 : f[6].equals("refused") ? 0 : -1 });
+					case "clock" -> node.clocks.add(new long[] { l(f[1]), l(f[2]) });
+					default -> {
+						// exit and future records
+					}
+				}
+			}
+		}
+
+		private void readHarness(Path file) throws IOException {
+			for (String line : Files.readAllLines(file)) {
+				String[] f = line.split(" ");
+				switch (f[0]) {
+					case "run" -> {
+						this.start = l(f[1]);
+						this.startWall = l(f[2]);
+					}
+					case "death" -> {
+						Incarnation node = incarnation(f[3]);
+						node.death = Math.min(node.death, l(f[2]));
+						if (f[4].startsWith("unexpected")) {
+							this.unexpectedExits++;
+						}
+					}
+					case "fault" -> this.faults.add(new String[] { f[1], f[2], f[3], f[4], f[5] });
+					case "skipped" -> this.skipped++;
+					case "end" -> this.end = l(f[1]);
+					case "write" -> this.writes.add(new long[] { l(f[1]), l(f[3]) });
+					default -> {
+						// spawn: nothing to check
+					}
+				}
+			}
+			if (this.end == Long.MIN_VALUE) {
+				throw new IllegalStateException("The run in " + file.getParent() + " did not finish");
+			}
+		}
+
+		private static long l(String value) {
+			return Long.parseLong(value);
+		}
+
+	}
+
+	// The analysis
+
+	static final class Analysis {
+
+		private final Run run;
+
+		private final ChaosSettings settings;
+
+		private final List<Interval> intervals = new ArrayList<>();
+
+		private final List<Interval> eventIntervals = new ArrayList<>();
+
+		private final Map<String, Map<Long, Interval>> byKeyAndTerm = new HashMap<>();
+
+		private long unexplainedBeliefs;
+
+		private long beliefRevivals;
+
+		Analysis(Run run, ChaosSettings settings) {
+			this.run = run;
+			this.settings = settings;
+			for (Incarnation node : run.incarnations.values()) {
+				if (node.belief == BeliefMode.LIBRARY) {
+					libraryIntervals(node);
+				}
+				else {
+					this.intervals.addAll(eventIntervals(node));
+				}
+				this.eventIntervals.addAll(eventIntervals(node));
+			}
+			this.intervals.sort(Comparator.comparingLong(Interval::start));
+			for (Interval interval : this.intervals) {
+				this.byKeyAndTerm.computeIfAbsent(interval.key(), (key) -> new HashMap<>()).put(interval.term(), interval);
+			}
+			for (Incarnation node : run.incarnations.values()) {
+				if (node.belief == BeliefMode.LIBRARY) {
+					verifyObservations(node);
+				}
+			}
+		}
+
+		/** Bounds from the acquire and renew calls, the revoked event and the death; see the class doc. */
+		private void libraryIntervals(Incarnation node) {
+			for (long[] acquire : node.acquires) {
+				long term = acquire[2];
+				long start = acquire[1] + Math.max(0, acquire[3]);
+				long lastStart = acquire[0];
+				for (Map.Entry<Long, long[]> renew : node.renewsByEntry.entrySet()) {
+					long[] value = renew.getValue();
+					if (value[0] == term && (value[1] == 1 || value[1] == -1)) {
+						lastStart = Math.max(lastStart, renew.getKey());
+					}
+				}
+				long end = Math.min(lastStart + node.renewDeadline, node.death);
+				for (Long bound : new Long[] { node.revoked.get(term), node.released.get(term) }) {
+					if (bound != null) {
+						end = Math.min(end, bound);
+					}
+				}
+				if (end > start) {
+					this.intervals.add(new Interval(node.key, term, start, end));
+				}
+			}
+		}
+
+		/** What a node that trusts its granted and revoked events believes. */
+		private static List<Interval> eventIntervals(Incarnation node) {
+			List<Interval> result = new ArrayList<>();
+			node.granted.forEach((term, granted) -> {
+				long end = node.death;
+				Long revoked = node.revoked.get(term);
+				if (revoked != null) {
+					end = Math.min(end, revoked);
+				}
+				if (end > granted) {
+					result.add(new Interval(node.key, term, granted, end));
+				}
+			});
+			return result;
+		}
+
+		private void verifyObservations(Incarnation node) {
+			Map<Long, Integer> entries = new HashMap<>();
+			for (long[] probe : node.probes) {
+				if (probe[4] != 0 && !inside(node.key, probe[4], probe[0], probe[1])) {
+					this.unexplainedBeliefs++;
+				}
+				if (probe[5] != 0) {
+					if (!inside(node.key, probe[5], probe[2], probe[3])) {
+						this.unexplainedBeliefs++;
+					}
+					entries.merge(probe[5], 1, Integer::sum);
+				}
+			}
+			// isValid() promises false forever once a term has ended; a term seen again was revived.
+			entries.values().forEach((count) -> this.beliefRevivals += count - 1);
+			node.granted.forEach((term, time) -> {
+				Interval interval = interval(node.key, term);
+				if (interval == null || time < interval.start()) {
+					this.unexplainedBeliefs++;
+				}
+			});
+		}
+
+		/** Whether an observation made between from and to can have been made inside the interval. */
+		private boolean inside(String key, long term, long from, long to) {
+			Interval interval = interval(key, term);
+			return interval != null && to > interval.start() && from < interval.end();
+		}
+
+		private Interval interval(String key, long term) {
+			Map<Long, Interval> terms = this.byKeyAndTerm.get(key);
+			return (terms != null) ? terms.get(term) : null;
+		}
+
+		ChaosSummary summary() {
+			Overlap overlap = overlap(this.intervals);
+			Overlap eventOverlap = overlap(this.eventIntervals);
+			long actions = 0;
+			long accepted = 0;
+			long refused = 0;
+			long errors = 0;
+			long outside = 0;
+			for (Incarnation node : this.run.incarnations.values()) {
+				for (long[] action : node.actions) {
+					actions++;
+					if (action[5] == 1) {
+						accepted++;
+					}
+					else if (action[5] == 0) {
+						refused++;
+					}
+					else {
+						errors++;
+					}
+					if (!inside(node.key, action[2], action[0], action[1])) {
+						outside++;
+					}
+				}
+			}
+			long first = this.intervals.isEmpty() ? this.run.end : this.intervals.get(0).start();
+			List<long[]> leading = union(this.intervals);
+			return new ChaosSummary(this.settings, (this.run.end - this.run.start) / 1e9, faultCounts(),
+					this.run.skipped, this.run.unexpectedExits, this.run.incarnations.size(), this.intervals.size(),
+					overlap.pairs, overlap.nanos / 1e6, outside, this.unexplainedBeliefs, this.beliefRevivals,
+					termRegressions(), refused, staleWritesAccepted(), actions, accepted, errors, this.run.writes.size(),
+					failovers(leading), availability(leading, first, this.run.end),
+					longestGap(leading, first, this.run.end) / 1e6, eventOverlap.pairs, eventOverlap.nanos / 1e6,
+					maxClockOffsetSeconds());
+		}
+
+		private Map<String, Integer> faultCounts() {
+			Map<String, Integer> counts = new LinkedHashMap<>();
+			for (FaultType type : FaultType.values()) {
+				int count = (int) this.run.faults.stream().filter((fault) -> fault[0].equals(type.id())).count();
+				if (count > 0) {
+					counts.put(type.id(), count);
+				}
+			}
+			return counts;
+		}
+
+		/**
+		 * Terms that went backwards: a belief that starts after another with a term not above it, and
+		 * an acquire that started after another had returned with a term not above it (the term
+		 * counter must be linearizable, even across store restarts and data loss).
+		 */
+		private long termRegressions() {
+			long regressions = 0;
+			long highest = Long.MIN_VALUE;
+			for (Interval interval : this.intervals) {
+				if (interval.term() <= highest) {
+					regressions++;
+				}
+				highest = Math.max(highest, interval.term());
+			}
+			List<long[]> acquires = new ArrayList<>();
+			this.run.incarnations.values().forEach((node) -> acquires.addAll(node.acquires));
+			List<long[]> byExit = new ArrayList<>(acquires);
+			byExit.sort(Comparator.comparingLong((long[] acquire) -> acquire[1]));
+			acquires.sort(Comparator.comparingLong((long[] acquire) -> acquire[0]));
+			int returned = 0;
+			long highestReturned = Long.MIN_VALUE;
+			for (long[] acquire : acquires) {
+				while (returned < byExit.size() && byExit.get(returned)[1] < acquire[0]) {
+					highestReturned = Math.max(highestReturned, byExit.get(returned)[2]);
+					returned++;
+				}
+				if (acquire[2] <= highestReturned) {
+					regressions++;
+				}
+			}
+			return regressions;
+		}
+
+		/** Accepted writes whose term is below one accepted before them: what fencing must prevent. */
+		private long staleWritesAccepted() {
+			long stale = 0;
+			long highest = Long.MIN_VALUE;
+			for (long[] write : this.run.writes) {
+				if (write[1] < highest) {
+					stale++;
+				}
+				highest = Math.max(highest, write[1]);
+			}
+			return stale;
+		}
+
+		/**
+		 * For each fault, the time from its start until a process believes again, counted only when
+		 * the belief that held at its start ended before the next fault (0 when leadership survived).
+		 */
+		private Map<String, List<Double>> failovers(List<long[]> leading) {
+			Map<String, List<Double>> result = new LinkedHashMap<>();
+			List<String[]> faults = new ArrayList<>(this.run.faults);
+			faults.sort(Comparator.comparingLong((String[] fault) -> Long.parseLong(fault[1])));
+			for (int i = 0; i < faults.size(); i++) {
+				long start = Long.parseLong(faults.get(i)[1]);
+				long until = (i + 1 < faults.size()) ? Long.parseLong(faults.get(i + 1)[1]) : this.run.end;
+				long gapStart = start;
+				boolean survived = false;
+				for (long[] span : leading) {
+					if (span[0] <= start && span[1] > start) {
+						survived = span[1] >= until;
+						gapStart = span[1];
+					}
+				}
+				double millis;
+				if (survived) {
+					millis = 0;
+				}
+				else {
+					long next = until;
+					for (long[] span : leading) {
+						if (span[0] >= gapStart) {
+							next = Math.min(next, span[0]);
+							break;
+						}
+					}
+					millis = Math.max(0, next - start) / 1e6;
+				}
+				result.computeIfAbsent(faults.get(i)[0], (type) -> new ArrayList<>()).add(millis);
+			}
+			Map<String, List<Double>> byType = new LinkedHashMap<>();
+			for (FaultType type : FaultType.values()) {
+				if (result.containsKey(type.id())) {
+					byType.put(type.id(), result.get(type.id()));
+				}
+			}
+			return byType;
+		}
+
+		private static double availability(List<long[]> leading, long from, long to) {
+			if (to <= from) {
+				return 0;
+			}
+			long covered = 0;
+			for (long[] span : leading) {
+				covered += Math.max(0, Math.min(span[1], to) - Math.max(span[0], from));
+			}
+			return (double) covered / (to - from);
+		}
+
+		private static long longestGap(List<long[]> leading, long from, long to) {
+			long longest = 0;
+			long cursor = from;
+			for (long[] span : leading) {
+				longest = Math.max(longest, Math.min(span[0], to) - cursor);
+				cursor = Math.max(cursor, span[1]);
+			}
+			return Math.max(longest, to - cursor);
+		}
+
+		private double maxClockOffsetSeconds() {
+			double max = 0;
+			for (Incarnation node : this.run.incarnations.values()) {
+				for (long[] clock : node.clocks) {
+					double expected = this.run.startWall + (clock[0] - this.run.start) / 1e6;
+					max = Math.max(max, Math.abs(clock[1] - expected) / 1000);
+				}
+			}
+			return max;
+		}
+
+	}
+
+	/** Pairs of intervals of different processes that overlap, and the time two or more believed. */
+	record Overlap(long pairs, long nanos) {
+	}
+
+	static Overlap overlap(List<Interval> intervals) {
+		List<Interval> sorted = new ArrayList<>(intervals);
+		sorted.sort(Comparator.comparingLong(Interval::start));
+		long pairs = 0;
+		for (int i = 0; i < sorted.size(); i++) {
+			for (int j = i + 1; j < sorted.size() && sorted.get(j).start() < sorted.get(i).end(); j++) {
+				if (!sorted.get(j).key().equals(sorted.get(i).key())) {
+					pairs++;
+				}
+			}
+		}
+		// Time covered by two or more processes: merge each process's intervals, then sweep.
+		Map<String, List<Interval>> byKey = new HashMap<>();
+		sorted.forEach((interval) -> byKey.computeIfAbsent(interval.key(), (key) -> new ArrayList<>()).add(interval));
+		List<long[]> edges = new ArrayList<>();
+		for (List<Interval> own : byKey.values()) {
+			for (long[] span : union(own)) {
+				edges.add(new long[] { span[0], 1 });
+				edges.add(new long[] { span[1], -1 });
+			}
+		}
+		edges.sort(Comparator.comparingLong((long[] edge) -> edge[0]).thenComparingLong((long[] edge) -> edge[1]));
+		long nanos = 0;
+		int believers = 0;
+		long previous = 0;
+		for (long[] edge : edges) {
+			if (believers >= 2) {
+				nanos += edge[0] - previous;
+			}
+			believers += (int) edge[1];
+			previous = edge[0];
+		}
+		return new Overlap(pairs, nanos);
+	}
+
+	/** The union of intervals as sorted, disjoint {start, end} spans. */
+	static List<long[]> union(List<Interval> intervals) {
+		List<Interval> sorted = new ArrayList<>(intervals);
+		sorted.sort(Comparator.comparingLong(Interval::start));
+		List<long[]> spans = new ArrayList<>();
+		for (Interval interval : sorted) {
+			long[] last = spans.isEmpty() ? null : spans.get(spans.size() - 1);
+			if (last != null && interval.start() <= last[1]) {
+				last[1] = Math.max(last[1], interval.end());
+			}
+			else {
+				spans.add(new long[] { interval.start(), interval.end() });
+			}
+		}
+		return spans;
+	}
+
+}

@@ -1,0 +1,120 @@
+package io.github.leaderelection.chaos;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+/**
+ * The protected resource of the experiment: a table that only the leader appends to, guarded by a
+ * fence row, as in the sample application's {@code JobRunLog}. A write raises the fence to its term
+ * in the same transaction as the append, and is refused when a higher term has written; with
+ * fencing off it appends unconditionally, so that the checker sees what a stale leader would do.
+ */
+final class FencedTable {
+
+	/** The outcome of one write. */
+	enum Outcome {
+
+		ACCEPTED, REFUSED, ERROR;
+
+		@Override
+		public String toString() {
+			return name().toLowerCase();
+		}
+
+	}
+
+	/** One accepted write, in commit order of the fence. */
+	record Write(long id, String nodeKey, long term) {
+	}
+
+	private final DataSource dataSource;
+
+	private final boolean fencing;
+
+	FencedTable(DataSource dataSource, boolean fencing) {
+		this.dataSource = dataSource;
+		this.fencing = fencing;
+	}
+
+	/** Creates (or empties) the two tables; run by the harness before the nodes start. */
+	static void create(String jdbcUrl, String user) throws SQLException {
+		boolean postgres = jdbcUrl.startsWith("jdbc:postgresql:");
+		try (Connection connection = DriverManager.getConnection(jdbcUrl, user, "");
+				Statement statement = connection.createStatement()) {
+			statement.execute("DROP TABLE IF EXISTS chaos_write");
+			statement.execute("DROP TABLE IF EXISTS chaos_fence");
+			statement.execute("CREATE TABLE chaos_fence (id INT PRIMARY KEY, max_term BIGINT NOT NULL)");
+			statement.execute("INSERT INTO chaos_fence (id, max_term) VALUES (1, 0)");
+			statement.execute(postgres
+					? "CREATE TABLE chaos_write (id BIGSERIAL PRIMARY KEY, node_key VARCHAR(64) NOT NULL, "
+							+ "term BIGINT NOT NULL)"
+					: "CREATE TABLE chaos_write (id BIGINT AUTO_INCREMENT PRIMARY KEY, node_key VARCHAR(64) NOT NULL, "
+							+ "term BIGINT NOT NULL) ENGINE=InnoDB");
+		}
+	}
+
+	/** Every accepted write, in the order the fence admitted them. */
+	static List<Write> readWrites(String jdbcUrl, String user) throws SQLException {
+		List<Write> writes = new ArrayList<>();
+		try (Connection connection = DriverManager.getConnection(jdbcUrl, user, "");
+				Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery("SELECT id, node_key, term FROM chaos_write ORDER BY id")) {
+			while (rows.next()) {
+				writes.add(new Write(rows.getLong(1), rows.getString(2), rows.getLong(3)));
+			}
+		}
+		return writes;
+	}
+
+	/**
+	 * Appends one row for the node in the given term.
+	 */
+	Outcome write(String nodeKey, long term) {
+		try (Connection connection = this.dataSource.getConnection()) {
+			connection.setAutoCommit(false);
+			try {
+				if (this.fencing) {
+					// The fence row's lock orders writers: once a term has written, lower ones fail.
+					try (PreparedStatement fence = connection
+						.prepareStatement("UPDATE chaos_fence SET max_term = ? WHERE id = 1 AND max_term <= ?")) {
+						fence.setLong(1, term);
+						fence.setLong(2, term);
+						if (fence.executeUpdate() == 0) {
+							connection.rollback();
+							return Outcome.REFUSED;
+						}
+					}
+				}
+				try (PreparedStatement append = connection
+					.prepareStatement("INSERT INTO chaos_write (node_key, term) VALUES (?, ?)")) {
+					append.setString(1, nodeKey);
+					append.setLong(2, term);
+					append.executeUpdate();
+				}
+				connection.commit();
+				return Outcome.ACCEPTED;
+			}
+			catch (SQLException ex) {
+				try {
+					connection.rollback();
+				}
+				catch (SQLException ignored) {
+					// The connection is broken; the pool discards it.
+				}
+				return Outcome.ERROR;
+			}
+		}
+		catch (SQLException ex) {
+			return Outcome.ERROR;
+		}
+	}
+
+}

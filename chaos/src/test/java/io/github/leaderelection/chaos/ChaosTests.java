@@ -1,0 +1,86 @@
+package io.github.leaderelection.chaos;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the experiment against real stores. By default a short seeded run per backend, which fails
+ * the build on any overlap, action outside a belief or term regression; with {@code -Pchaos}, the
+ * one run that {@code chaos.backend}, {@code chaos.duration} and {@code chaos.seed} describe.
+ */
+class ChaosTests {
+
+	static final Path OUTPUT = Path.of(System.getProperty("chaos.output", "target/chaos"));
+
+	private static final long DEFAULT_SEED = 20261121L;
+
+	private static final int DEFAULT_FAULTS = 20;
+
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(Backend.class)
+	void shortRunKeepsEveryPromise(Backend backend) throws Exception {
+		ChaosSummary summary = new ChaosRun(
+				ChaosSettings.safe(backend, seed(DEFAULT_SEED), null, faults(DEFAULT_FAULTS), OUTPUT))
+			.run();
+		assertKeptEveryPromise(summary);
+		assertThat(summary.faultCount()).as("faults injected").isGreaterThanOrEqualTo(faults(DEFAULT_FAULTS));
+	}
+
+	@Test
+	@EnabledIfSystemProperty(named = "chaos.backend", matches = ".+")
+	void configuredRun() throws Exception {
+		Backend backend = Backend.of(System.getProperty("chaos.backend"));
+		Duration duration = duration(System.getProperty("chaos.duration", ""));
+		ChaosSummary summary = new ChaosRun(ChaosSettings.safe(backend, seed(DEFAULT_SEED), duration,
+				faults(DEFAULT_FAULTS), OUTPUT)).run();
+		assertKeptEveryPromise(summary);
+	}
+
+	static void assertKeptEveryPromise(ChaosSummary summary) {
+		assertThat(summary.violations()).as(summary.table()).isEmpty();
+		assertThat(summary.unexpectedExits()).as("nodes that exited by themselves\n" + summary.table()).isZero();
+		assertThat(summary.actionsAccepted()).as("accepted leader-only actions\n" + summary.table()).isPositive();
+		assertThat(summary.beliefIntervals()).as("beliefs\n" + summary.table()).isGreaterThan(1);
+	}
+
+	private static long seed(long fallback) {
+		String seed = System.getProperty("chaos.seed", "");
+		return seed.isBlank() ? fallback : Long.parseLong(seed.trim());
+	}
+
+	private static int faults(int fallback) {
+		String faults = System.getProperty("chaos.faults", "");
+		return faults.isBlank() ? fallback : Integer.parseInt(faults.trim());
+	}
+
+	/** "600s", "10m", "1h", "PT10M" or a number of seconds; blank for none (stop after the fault count). */
+	static Duration duration(String value) {
+		String text = value.trim().toLowerCase(Locale.ROOT);
+		if (text.isEmpty()) {
+			return null;
+		}
+		if (text.startsWith("pt")) {
+			return Duration.parse(text.toUpperCase(Locale.ROOT));
+		}
+		char unit = text.charAt(text.length() - 1);
+		if (Character.isDigit(unit)) {
+			return Duration.ofSeconds(Long.parseLong(text));
+		}
+		long amount = Long.parseLong(text.substring(0, text.length() - 1));
+		return switch (unit) {
+			case 's' -> Duration.ofSeconds(amount);
+			case 'm' -> Duration.ofMinutes(amount);
+			case 'h' -> Duration.ofHours(amount);
+			default -> throw new IllegalArgumentException("Unknown duration '" + value + "': use 600s, 10m or 1h");
+		};
+	}
+
+}

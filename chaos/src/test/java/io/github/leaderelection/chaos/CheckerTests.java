@@ -1,0 +1,228 @@
+package io.github.leaderelection.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The checker on records written by hand, in milliseconds from the start of the run (renew
+ * deadline 1500 ms): what counts as a belief, an overlap, an action outside a belief and a term
+ * regression.
+ */
+class CheckerTests {
+
+	@TempDir
+	Path directory;
+
+	private final Map<String, List<String>> nodes = new LinkedHashMap<>();
+
+	private final List<String> harness = new ArrayList<>();
+
+	@Test
+	void leaderPausedPastItsLeaseEndsAtItsDeadlineNotAtItsLateRevocation() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 400, 410, 1, "true");
+		renewStarted("a", 800, 1); // paused during this renewal, until 4000
+		record("a", "revoked", ms(4010), 1, "LEASE_LOST");
+		node("b", "library");
+		acquire("b", 2900, 2910, 2);
+		ChaosSummary summary = check();
+		assertThat(summary.overlaps()).isZero();
+		assertThat(summary.passed()).isTrue();
+		// What a node trusting its events would have believed overlaps from 2910 to 4010.
+		record("a", "granted", ms(20), 1);
+		record("b", "granted", ms(2920), 2);
+		summary = check();
+		assertThat(summary.eventOverlaps()).isOne();
+		assertThat(summary.eventOverlapMillis()).isEqualTo(1090.0);
+		assertThat(summary.passed()).isTrue();
+	}
+
+	@Test
+	void grantBeforeTheOldDeadlineIsAnOverlap() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 400, 410, 1, "true");
+		node("b", "library");
+		acquire("b", 1700, 1710, 2);
+		ChaosSummary summary = check();
+		assertThat(summary.overlaps()).isOne();
+		assertThat(summary.overlapMillis()).isEqualTo(190.0);
+		assertThat(summary.passed()).isFalse();
+	}
+
+	@Test
+	void renewalWithUnknownOutcomeCountsAsSuccessfulButFailedOneDoesNot() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 400, 1500, 1, "false");
+		renewStarted("a", 900, 1); // killed during it
+		death("a", 1000);
+		node("b", "library");
+		acquire("b", 1200, 1210, 2);
+		assertThat(check().overlaps()).isZero(); // death bounds it
+		this.harness.clear();
+		assertThat(check().overlaps()).isOne(); // without the death, 900 + 1500 > 1210
+	}
+
+	@Test
+	void releaseEndsTheBeliefEvenIfTheRevokedEventIsLate() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 400, 410, 1, "true");
+		record("a", "release", ms(500), 1);
+		record("a", "revoked", ms(2500), 1, "SHUTDOWN");
+		node("b", "library");
+		acquire("b", 600, 610, 2);
+		assertThat(check().overlaps()).isZero();
+	}
+
+	@Test
+	void lateTakeOverWaitsForActiveIn() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		node("b", "library");
+		record("b", "acquire", ms(200), ms(210), "taken", 2, ms(1400));
+		ChaosSummary summary = check();
+		assertThat(summary.overlaps()).isZero();
+		assertThat(summary.beliefIntervals()).isEqualTo(2);
+	}
+
+	@Test
+	void actionAllowedOutsideTheBeliefIsCounted() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		action("a", 100, 1, "accepted");
+		action("a", 1600, 1, "refused"); // after the deadline at 1500
+		ChaosSummary summary = check();
+		assertThat(summary.actionsOutsideBelief()).isOne();
+		assertThat(summary.staleWritesRefused()).isOne();
+		assertThat(summary.passed()).isFalse();
+	}
+
+	@Test
+	void probeSampleOutsideTheBoundsMakesTheBoundsUnsound() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		record("a", "probe", ms(9), ms(9), ms(11), ms(11), 0, 1);
+		record("a", "probe", ms(1600), ms(1600), ms(1601), ms(1601), 1, 0);
+		ChaosSummary summary = check();
+		assertThat(summary.unexplainedBeliefs()).isOne();
+		assertThat(summary.passed()).isFalse();
+	}
+
+	@Test
+	void termSeenAgainAfterItEndedIsARevival() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 1400, 1450, 1, "true");
+		record("a", "probe", ms(10), ms(10), ms(11), ms(11), 0, 1);
+		record("a", "probe", ms(1400), ms(1400), ms(1401), ms(1401), 1, 0);
+		record("a", "probe", ms(1450), ms(1450), ms(1451), ms(1451), 0, 1);
+		ChaosSummary summary = check();
+		assertThat(summary.beliefRevivals()).isOne();
+		assertThat(summary.passed()).isTrue();
+	}
+
+	@Test
+	void termThatDoesNotGrowIsARegression() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 5);
+		death("a", 100);
+		node("b", "library");
+		acquire("b", 3000, 3010, 5);
+		ChaosSummary summary = check();
+		assertThat(summary.termRegressions()).isEqualTo(2); // the belief order and the acquire order
+		assertThat(summary.passed()).isFalse();
+	}
+
+	@Test
+	void flagBeliefLastsFromGrantedToRevokedEvent() throws IOException {
+		node("a", "flag");
+		acquire("a", 0, 10, 1);
+		record("a", "granted", ms(20), 1);
+		record("a", "revoked", ms(4000), 1, "LEASE_LOST");
+		node("b", "flag");
+		acquire("b", 2900, 2910, 2);
+		record("b", "granted", ms(2920), 2);
+		ChaosSummary summary = check();
+		assertThat(summary.overlaps()).isOne();
+		assertThat(summary.overlapMillis()).isEqualTo(1080.0);
+	}
+
+	@Test
+	void staleWriteAcceptedIsCountedFromTheTable() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		this.harness.add("write 1 a 2");
+		this.harness.add("write 2 a 1");
+		this.harness.add("write 3 a 2");
+		ChaosSummary summary = check();
+		assertThat(summary.staleWritesAccepted()).isOne();
+		assertThat(summary.passed()).isFalse();
+	}
+
+	// Records
+
+	private void node(String key, String belief) {
+		this.nodes.computeIfAbsent(key, (k) -> new ArrayList<>())
+			.add("node 0 " + key + " 1 " + key + "-1 " + belief + " on " + ms(1500));
+	}
+
+	private void acquire(String key, long entry, long exit, long term) {
+		record(key, "acquire", ms(entry), ms(exit), "taken", term, 0);
+	}
+
+	private void renew(String key, long entry, long exit, long term, String outcome) {
+		renewStarted(key, entry, term);
+		record(key, "renew-end", ms(entry), ms(exit), term, outcome);
+	}
+
+	private void renewStarted(String key, long entry, long term) {
+		record(key, "renew-start", ms(entry), term);
+	}
+
+	private void action(String key, long check, long term, String outcome) {
+		record(key, "action", ms(check), ms(check) + 1000, term, ms(check + 1), ms(check + 2), outcome);
+	}
+
+	private void death(String key, long at) {
+		this.harness.add("death " + ms(at) + " " + ms(at) + " " + key + " kill");
+	}
+
+	private void record(String key, Object... fields) {
+		StringBuilder line = new StringBuilder();
+		for (Object field : fields) {
+			line.append((line.length() > 0) ? " " : "").append(field);
+		}
+		this.nodes.get(key).add(line.toString());
+	}
+
+	private static long ms(long millis) {
+		return millis * 1_000_000;
+	}
+
+	private ChaosSummary check() throws IOException {
+		for (Map.Entry<String, List<String>> node : this.nodes.entrySet()) {
+			Files.write(this.directory.resolve("node-" + node.getKey() + ".log"), node.getValue());
+		}
+		List<String> lines = new ArrayList<>();
+		lines.add("run 0 0 test jdbc-mariadb 1 library on " + ms(2000) + " " + ms(1500) + " " + ms(400));
+		lines.addAll(this.harness);
+		lines.add("end " + ms(10_000));
+		Files.write(this.directory.resolve("harness.log"), lines);
+		return Checker.check(this.directory,
+				ChaosSettings.safe(Backend.JDBC_MARIADB, 1, null, 1, this.directory.resolve("out")));
+	}
+
+}

@@ -8,7 +8,7 @@ import io.github.leaderelection.LeaderElection;
 
 /**
  * Samples {@code isLeader()} of several candidates of one group as fast as it can and counts the
- * instants at which more than one said yes.
+ * samples in which more than one led throughout.
  */
 class OverlapMonitor implements AutoCloseable {
 
@@ -33,11 +33,19 @@ class OverlapMonitor implements AutoCloseable {
 	}
 
 	private void run() {
+		int count = this.elections.size();
+		boolean[] forward = new boolean[count];
 		while (this.running.get()) {
 			long start = System.nanoTime();
+			for (int i = 0; i < count; i++) {
+				forward[i] = this.elections.get(i).isLeader();
+			}
+			// Reads in sequence are not one instant: a handover can fall between two of them. A
+			// candidate counts only if it still leads when read again after all the others, in
+			// reverse order, so that it led throughout the window in which they were read.
 			int leaders = 0;
-			for (LeaderElection election : this.elections) {
-				if (election.isLeader()) {
+			for (int i = count - 1; i >= 0; i--) {
+				if (forward[i] && this.elections.get(i).isLeader()) {
 					leaders++;
 				}
 			}

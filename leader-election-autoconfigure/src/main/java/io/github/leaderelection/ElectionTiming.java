@@ -12,8 +12,8 @@ import java.util.Objects;
  * <li>{@code renewDeadline}: how long a leader keeps believing after the start of its last
  * successful renewal. The gap to {@code leaseDuration} is the margin that absorbs differences in
  * clock rate between this process and the store.</li>
- * <li>{@code retryPeriod}: how often the leader renews and followers try (followers at random
- * between {@code retryPeriod / 1.2} and {@code retryPeriod}, so that a released lease is taken
+ * <li>{@code retryPeriod}: how often the leader renews and followers try (each follower on a
+ * phase of its own, so that followers do not hit the store together and a released lease is taken
  * within one retry period).</li>
  * </ul>
  *
@@ -22,9 +22,6 @@ import java.util.Objects;
  * @param retryPeriod interval between renewals and attempts
  */
 public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
-
-	/** Followers' attempts come at random between {@code retryPeriod / (1 + JITTER)} and {@code retryPeriod}. */
-	public static final double JITTER = 0.2;
 
 	/** 15s / 10s / 2s, the defaults of client-go. */
 	public static final ElectionTiming DEFAULTS = new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10),

@@ -132,7 +132,12 @@ final class ChaosRun {
 		long start = System.nanoTime();
 		Duration duration = this.settings.duration();
 		int injected = 0;
-		while ((duration != null) ? System.nanoTime() - start < duration.toNanos() : injected < this.settings.faults()) {
+		long minimum = (duration != null) ? duration.toNanos() : 0;
+		// At least the duration and at least the fault count; a store that never elects again
+		// (every fault then skipped) must not keep the run going for ever.
+		long limit = Math.max(3 * minimum, Duration.ofMinutes(10).toNanos());
+		while ((System.nanoTime() - start < minimum || injected < this.settings.faults())
+				&& System.nanoTime() - start < limit) {
 			FaultType type = nextFault();
 			if (inject(type)) {
 				injected++;

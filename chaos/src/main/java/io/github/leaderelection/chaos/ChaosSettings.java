@@ -15,8 +15,8 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
  * @param name the run's name: its directory under {@code output} and its summary's prefix
  * @param backend the store
  * @param seed the seed of every random choice of the harness
- * @param duration how long to inject faults, or {@code null} to stop after {@code faults}
- * @param faults how many faults to inject when there is no duration
+ * @param duration inject faults for at least this long, or {@code null} to stop after {@code faults}
+ * @param faults inject at least this many faults (a timed run goes on until it has them)
  * @param nodes how many candidate processes
  * @param timing the election timing of every node
  * @param faultTypes the faults to draw from

@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Runs the experiment against real stores. By default a short seeded run per backend, which fails
  * the build on any overlap, action outside a belief or term regression; with {@code -Pchaos}, the
- * one run that {@code chaos.backend}, {@code chaos.duration} and {@code chaos.seed} describe.
+ * one run that {@code chaos.backend}, {@code chaos.duration}, {@code chaos.faults} (at least this many,
+ * even if that takes longer than the duration) and {@code chaos.seed} describe.
  */
 class ChaosTests {
 
@@ -42,6 +43,7 @@ class ChaosTests {
 		ChaosSummary summary = new ChaosRun(ChaosSettings.safe(backend, seed(DEFAULT_SEED), duration,
 				faults(DEFAULT_FAULTS), OUTPUT)).run();
 		assertKeptEveryPromise(summary);
+		assertThat(summary.faultCount()).as("faults injected").isGreaterThanOrEqualTo(faults(DEFAULT_FAULTS));
 	}
 
 	static void assertKeptEveryPromise(ChaosSummary summary) {

@@ -85,6 +85,9 @@ final class GroupElector implements LeaderElection {
 
 	private @Nullable AutoCloseable watch;
 
+	/** Whether the next follower attempt picks a new random phase; see {@link #followerDelay()}. */
+	private volatile boolean randomPhase = true;
+
 	private final AtomicBoolean attemptRunning = new AtomicBoolean();
 
 	private volatile boolean attemptRequested;
@@ -149,7 +152,7 @@ final class GroupElector implements LeaderElection {
 			}
 			if (this.held != null) {
 				this.releaseRequested = true;
-				// Twice the retry period: followers try within 1.2 x, so one of them gets the lease first.
+				// Twice the retry period: followers try within one, so one of them gets the lease first.
 				this.competeAfterNanos = now() + 2 * this.retryPeriodNanos;
 			}
 		}
@@ -200,7 +203,7 @@ final class GroupElector implements LeaderElection {
 		this.started = true;
 		this.startedNanos = now();
 		try {
-			this.watch = this.store.watch(this.group, this::requestAttempt);
+			this.watch = this.store.watch(this.group, this::notified);
 		}
 		catch (Exception ex) {
 			logger.warn("Could not watch group '{}' in the {} store; relying on polling every {}", this.group,
@@ -481,6 +484,7 @@ final class GroupElector implements LeaderElection {
 
 	private void announceRevoked(Belief revoked, RevocationReason reason) {
 		cancel(this.deadlineCheck);
+		this.randomPhase = true;
 		Leadership leadership = revoked.leadership;
 		logger.info("Leadership of group '{}' revoked from candidate '{}' (term {}): {}", this.group, this.candidateId,
 				leadership.term(), reason);
@@ -601,13 +605,25 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/**
-	 * A follower's next attempt, spread at random between {@code retryPeriod / 1.2} and
-	 * {@code retryPeriod}: the followers of a group do not hit the store together, and a released
-	 * lease is taken within one retry period even by a store that cannot push.
+	 * A follower's next attempt: one retry period after the last one, so that a follower asks the
+	 * store once per period and takes a released lease within one period even from a store that
+	 * cannot push. Only the phase is random: the first follower attempt after a start, a revocation
+	 * or a store notification waits a random part of the period, so that the followers of a group,
+	 * and the groups of a node, do not hit the store together. (A delay drawn at random for every
+	 * attempt would either poll more often than once per period or exceed it now and then.)
 	 */
 	private long followerDelay() {
-		double jitter = 1 + ThreadLocalRandom.current().nextDouble() * ElectionTiming.JITTER;
-		return (long) (this.retryPeriodNanos / jitter);
+		if (this.randomPhase) {
+			this.randomPhase = false;
+			return 1 + (long) (ThreadLocalRandom.current().nextDouble() * this.retryPeriodNanos);
+		}
+		return this.retryPeriodNanos;
+	}
+
+	/** A store notification: try at once, then poll again on a phase of this candidate's own. */
+	private void notified() {
+		this.randomPhase = true;
+		requestAttempt();
 	}
 
 	private long now() {

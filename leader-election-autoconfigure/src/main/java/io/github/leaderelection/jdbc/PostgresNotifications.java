@@ -4,8 +4,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +64,9 @@ final class PostgresNotifications implements AutoCloseable {
 	/** The thread that is to listen now; any other listener thread ends. Guarded by the monitor. */
 	private @Nullable Thread listener;
 
+	/** The listener threads that have not ended yet, the current one included. Guarded by the monitor. */
+	private final Set<Thread> running = new HashSet<>();
+
 	/** Whether the store is closed or its connections cannot listen. Guarded by the monitor. */
 	private boolean closed;
 
@@ -83,6 +88,7 @@ final class PostgresNotifications implements AutoCloseable {
 				Thread thread = new Thread(new Listener(), THREAD_NAME);
 				thread.setDaemon(true);
 				this.listener = thread;
+				this.running.add(thread);
 				thread.start();
 			}
 		}
@@ -90,32 +96,32 @@ final class PostgresNotifications implements AutoCloseable {
 	}
 
 	/**
-	 * Stops listening for good and waits a little for the connection to go back to the pool, which
-	 * is about to close too.
+	 * Stops listening for good and waits a little for the connections to go back to the pool,
+	 * which is about to close too. Threads stopped by the last watch may still be ending.
 	 */
 	@Override
 	public void close() {
-		Thread stopping;
+		List<Thread> stopping;
 		synchronized (this.monitor) {
 			this.closed = true;
-			stopping = stopListener();
+			stopListener();
+			stopping = List.copyOf(this.running);
 		}
-		if (stopping != null) {
-			try {
-				stopping.join(STOP_TIMEOUT.toMillis());
+		long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+		try {
+			for (Thread thread : stopping) {
+				TimeUnit.NANOSECONDS.timedJoin(thread, Math.max(1, deadline - System.nanoTime()));
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
-	/** Must hold the monitor. */
-	private @Nullable Thread stopListener() {
-		Thread stopping = this.listener;
+	/** Tells the current listener thread to end; the caller holds the monitor. */
+	private void stopListener() {
 		this.listener = null;
 		this.monitor.notifyAll();
-		return stopping;
 	}
 
 	private boolean isCurrentListener() {
@@ -163,17 +169,24 @@ final class PostgresNotifications implements AutoCloseable {
 
 		@Override
 		public void run() {
-			while (isCurrentListener()) {
-				try {
-					if (!PostgresNotifications.this.runner.run(READ_TIMEOUT, this::listen)) {
-						giveUp();
-						return;
+			try {
+				while (isCurrentListener()) {
+					try {
+						if (!PostgresNotifications.this.runner.run(READ_TIMEOUT, this::listen)) {
+							giveUp();
+							return;
+						}
+					}
+					catch (SQLException | RuntimeException ex) {
+						if (isCurrentListener()) {
+							failed(ex);
+						}
 					}
 				}
-				catch (SQLException | RuntimeException ex) {
-					if (isCurrentListener()) {
-						failed(ex);
-					}
+			}
+			finally {
+				synchronized (PostgresNotifications.this.monitor) {
+					PostgresNotifications.this.running.remove(Thread.currentThread());
 				}
 			}
 		}

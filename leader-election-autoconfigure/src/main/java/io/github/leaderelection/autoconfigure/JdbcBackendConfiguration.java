@@ -25,7 +25,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Elects through a table in the application's database. The table is created at startup when
  * schema initialization applies, and otherwise checked, after any database initializer (Flyway,
- * Liquibase, SQL scripts) has run.
+ * Liquibase, SQL scripts) has run. The store is closed with the context, which ends its
+ * PostgreSQL listener, if any.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({ DataSource.class, EmbeddedDatabaseConnection.class, DatabaseInitializationMode.class })
@@ -47,14 +48,14 @@ class JdbcBackendConfiguration {
 		if (selected == null) {
 			throw noUniqueDataSource(beanFactory);
 		}
-		JdbcLeaseStore store = createStore(selected, properties.getTableName());
+		JdbcLeaseStore store = createStore(selected, properties.getTableName(), properties.isNotifications());
 		initializeSchema(store, selected, properties.getInitializeSchema());
 		return store;
 	}
 
-	private static JdbcLeaseStore createStore(DataSource dataSource, String tableName) {
+	private static JdbcLeaseStore createStore(DataSource dataSource, String tableName, boolean notifications) {
 		try {
-			return new JdbcLeaseStore(dataSource, tableName);
+			return new JdbcLeaseStore(dataSource, tableName, notifications);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new LeaderElectionConfigurationException(

@@ -24,14 +24,23 @@ import static io.github.leaderelection.jdbc.SqlRunner.update;
 /**
  * A lease store on one table of a MySQL, MariaDB, PostgreSQL or H2 database, whose clock judges
  * every lease.
+ *
+ * <p>On PostgreSQL a release, a forced leader or a cleared holder is announced with
+ * {@code pg_notify} on a channel named after the table ({@code <table>_changed}), and
+ * {@link #watch} listens on it, so that followers take over at once rather than at their next
+ * retry. Close the store to stop listening.
  */
-public class JdbcLeaseStore implements LeaseStore {
+public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 
 	private static final String DEFAULT_TABLE_NAME = "leader_election";
 
 	private final SqlRunner runner;
 
 	private final String tableName;
+
+	private final String channel;
+
+	private final @Nullable PostgresNotifications notifications;
 
 	private final Object sqlMonitor = new Object();
 
@@ -42,13 +51,31 @@ public class JdbcLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Creates a store on the given table.
+	 * Creates a store on the given table that listens for changes on PostgreSQL.
 	 * @param tableName a plain or schema-qualified name of letters, digits and underscores
 	 * @throws IllegalArgumentException if the name is not one
 	 */
 	public JdbcLeaseStore(DataSource dataSource, String tableName) {
+		this(dataSource, tableName, true);
+	}
+
+	/**
+	 * Creates a store on the given table.
+	 * @param tableName a plain or schema-qualified name of letters, digits and underscores
+	 * @param notifications whether {@link #watch} listens for changes on PostgreSQL, holding one
+	 * connection of the data source while any watch is open (changes are announced either way)
+	 * @throws IllegalArgumentException if the name is not one
+	 */
+	public JdbcLeaseStore(DataSource dataSource, String tableName, boolean notifications) {
 		this.runner = new SqlRunner(Objects.requireNonNull(dataSource, "dataSource"));
 		this.tableName = TableName.requireValid(tableName);
+		this.channel = TableName.channel(this.tableName);
+		this.notifications = notifications ? new PostgresNotifications(this.runner, this.channel) : null;
+	}
+
+	/** The PostgreSQL channel on which this store announces changes and listens for them. */
+	String channel() {
+		return this.channel;
 	}
 
 	/** Returns the statement that creates this store's table, the same for every supported database. */
@@ -150,27 +177,27 @@ public class JdbcLeaseStore implements LeaseStore {
 			return;
 		}
 		execute("release the lease of", lease.group(), timeout,
-				(connection, sql) -> update(connection, sql.release(), timeout, lease.group(), lease.holder(),
-						lease.term()));
+				(connection, sql) -> announced(connection, sql, lease.group(), timeout, sql.release(), lease.group(),
+						lease.holder(), lease.term()));
 	}
 
 	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
 		execute("force a leader for", group, timeout, (connection, sql) -> {
-			if (update(connection, sql.force(), timeout, candidateId, group, candidateId) > 0) {
+			if (announced(connection, sql, group, timeout, sql.force(), candidateId, group, candidateId) > 0) {
 				return null;
 			}
 			try {
 				// Term 0 with a lease already over: the named candidate takes term 1 at once.
-				update(connection, sql.insert(), timeout, group, candidateId, 0L, 0L);
+				announced(connection, sql, group, timeout, sql.insert(), group, candidateId, 0L, 0L);
 			}
 			catch (SQLException ex) {
 				// The row appeared meanwhile, or exists and already names the candidate.
 				if (!isDuplicateKey(ex)) {
 					throw ex;
 				}
-				update(connection, sql.force(), timeout, candidateId, group, candidateId);
+				announced(connection, sql, group, timeout, sql.force(), candidateId, group, candidateId);
 			}
 			return null;
 		});
@@ -179,12 +206,62 @@ public class JdbcLeaseStore implements LeaseStore {
 	@Override
 	public void clear(String group, Duration timeout) {
 		execute("clear the holder of", group, timeout,
-				(connection, sql) -> update(connection, sql.clear(), timeout, group));
+				(connection, sql) -> announced(connection, sql, group, timeout, sql.clear(), group));
+	}
+
+	/**
+	 * On PostgreSQL, unless notifications are off, calls {@code onChange} when any store on this
+	 * table announces a change to the group. The first watch starts a thread that holds one
+	 * connection of the data source until the last watch or the store is closed, and connects
+	 * again after errors. Elsewhere, and when the connections are not pgjdbc's, this does nothing
+	 * and the engine polls.
+	 */
+	@Override
+	public AutoCloseable watch(String group, Runnable onChange) {
+		Objects.requireNonNull(group, "group");
+		Objects.requireNonNull(onChange, "onChange");
+		LeaseSql known = this.sql;
+		if (this.notifications == null || (known != null && known.announce() == null)) {
+			return () -> {
+			};
+		}
+		return this.notifications.watch(group, onChange);
+	}
+
+	/** Stops listening for changes, returning the connection that took, if any. */
+	@Override
+	public void close() {
+		if (this.notifications != null) {
+			this.notifications.close();
+		}
 	}
 
 	@Override
 	public String backend() {
 		return "jdbc";
+	}
+
+	/**
+	 * Runs a write that may free the lease or change its holder. Where the database can push, the
+	 * group's watchers are notified in the same transaction, so they hear of it once it is
+	 * committed and only if it changed a row. A take-over is not announced: the others learn that
+	 * the lease is held when they next try, which is soon enough.
+	 */
+	private int announced(Connection connection, LeaseSql sql, String group, Duration timeout, String statement,
+			Object... parameters) throws SQLException {
+		String announce = sql.announce();
+		if (announce == null) {
+			return update(connection, statement, timeout, parameters);
+		}
+		return transaction(connection, () -> {
+			int changed = update(connection, statement, timeout, parameters);
+			if (changed > 0) {
+				try (PreparedStatement notify = prepare(connection, announce, timeout, this.channel, group)) {
+					notify.execute();
+				}
+			}
+			return changed;
+		});
 	}
 
 	/**

@@ -2,12 +2,15 @@ package io.github.leaderelection.jdbc;
 
 import java.util.function.UnaryOperator;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The statements of a {@link JdbcLeaseStore}, rendered once for its dialect and table from
- * templates that differ between databases only in the clock expression.
+ * templates that differ between databases only in the clock expression, and the dialect's
+ * {@linkplain SqlDialect#announce() notify query}, {@code null} where the database cannot push.
  */
 record LeaseSql(String read, String acquire, String insert, String renew, String release, String force, String clear,
-		String verify) {
+		String verify, @Nullable String announce) {
 
 	private static final String DDL = """
 			CREATE TABLE IF NOT EXISTS {table} (
@@ -58,7 +61,8 @@ record LeaseSql(String read, String acquire, String insert, String renew, String
 		UnaryOperator<String> render = (template) -> template.replace("{table}", table)
 			.replace("{now}", dialect.nowMillis());
 		return new LeaseSql(render.apply(READ), render.apply(ACQUIRE), render.apply(INSERT), render.apply(RENEW),
-				render.apply(RELEASE), render.apply(FORCE), render.apply(CLEAR), render.apply(VERIFY));
+				render.apply(RELEASE), render.apply(FORCE), render.apply(CLEAR), render.apply(VERIFY),
+				dialect.announce());
 	}
 
 }

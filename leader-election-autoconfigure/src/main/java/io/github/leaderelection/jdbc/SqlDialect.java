@@ -4,8 +4,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * The databases the JDBC lease store supports, each with its expression for the database clock.
+ * The databases the JDBC lease store supports, each with its expression for the database clock
+ * and, where the database can push, its query that notifies listeners.
  */
 enum SqlDialect {
 
@@ -14,13 +17,15 @@ enum SqlDialect {
 	 * the session time zone, unlike {@code UNIX_TIMESTAMP(NOW())}, which converts through it and is
 	 * ambiguous in the hour a daylight saving time ends.
 	 */
-	MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", "MySQL", "MariaDB"),
+	MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", null, "MySQL",
+			"MariaDB"),
 
 	/**
 	 * PostgreSQL. {@code statement_timestamp()} rather than {@code now()}, which stays at the start
-	 * of the transaction.
+	 * of the transaction. A notification sent inside a transaction is delivered on commit only.
 	 */
-	POSTGRESQL("CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)", "PostgreSQL"),
+	POSTGRESQL("CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)", "SELECT pg_notify(?, ?)",
+			"PostgreSQL"),
 
 	/**
 	 * H2 in any compatibility mode. {@code EXTRACT(EPOCH ...)} honours the offset of
@@ -28,14 +33,17 @@ enum SqlDialect {
 	 * modes fix {@code CURRENT_TIMESTAMP} for a whole transaction, which only makes a take-over and
 	 * its read-back agree.
 	 */
-	H2("CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", "H2");
+	H2("CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", null, "H2");
 
 	private final String nowMillis;
 
+	private final @Nullable String announce;
+
 	private final List<String> productNames;
 
-	SqlDialect(String nowMillis, String... productNames) {
+	SqlDialect(String nowMillis, @Nullable String announce, String... productNames) {
 		this.nowMillis = nowMillis;
+		this.announce = announce;
 		this.productNames = List.of(productNames);
 	}
 
@@ -45,6 +53,14 @@ enum SqlDialect {
 	 */
 	String nowMillis() {
 		return this.nowMillis;
+	}
+
+	/**
+	 * Returns a query that notifies the listeners of a channel (first parameter) of a change to a
+	 * group (second parameter), or {@code null} for a database that cannot push.
+	 */
+	@Nullable String announce() {
+		return this.announce;
 	}
 
 	/**

@@ -1,10 +1,13 @@
 package io.github.leaderelection.jdbc;
 
+import java.util.HexFormat;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The check that makes a configured table name safe to put into SQL text.
+ * The check that makes a configured table name safe to put into SQL text, and the names derived
+ * from a checked one.
  */
 final class TableName {
 
@@ -12,6 +15,9 @@ final class TableName {
 	static final String PATTERN = "^[A-Za-z_][A-Za-z0-9_]{0,62}$";
 
 	private static final Pattern PART = Pattern.compile(PATTERN);
+
+	/** PostgreSQL truncates identifiers to 63 bytes, and pg_notify refuses longer channel names. */
+	private static final int MAX_CHANNEL_LENGTH = 63;
 
 	private TableName() {
 	}
@@ -29,6 +35,24 @@ final class TableName {
 					+ ", or be schema.table with each part matching it");
 		}
 		return name;
+	}
+
+	/**
+	 * Returns the PostgreSQL notification channel of a valid table name: the name in lower case (as
+	 * PostgreSQL folds unquoted identifiers, every spelling of one table must share a channel) with
+	 * {@code _changed} appended, such as {@code app.elections_changed}. A name too long for a
+	 * channel is cut and ends with a hash of the whole name instead. The result consists only of
+	 * letters, digits, underscores and at most one dot.
+	 */
+	static String channel(String validName) {
+		String name = validName.toLowerCase(Locale.ROOT);
+		String channel = name + "_changed";
+		if (channel.length() <= MAX_CHANNEL_LENGTH) {
+			return channel;
+		}
+		// String.hashCode is specified, so every node derives the same channel.
+		String hash = HexFormat.of().toHexDigits(name.hashCode());
+		return name.substring(0, MAX_CHANNEL_LENGTH - hash.length() - 1) + "_" + hash;
 	}
 
 }

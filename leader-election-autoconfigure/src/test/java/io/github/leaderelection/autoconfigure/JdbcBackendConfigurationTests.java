@@ -1,11 +1,20 @@
 package io.github.leaderelection.autoconfigure;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
+import io.github.leaderelection.jdbc.TestDatabases;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import org.h2.jdbcx.JdbcDataSource;
@@ -20,11 +29,13 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static io.github.leaderelection.autoconfigure.LeaderElectionAutoConfigurationTests.analyze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link JdbcBackendConfiguration}.
@@ -185,6 +196,76 @@ class JdbcBackendConfigurationTests {
 			assertThat(analysis.getAction())
 				.isEqualTo("Set leader-election.jdbc.initialize-schema to one of: always, embedded, never.");
 		});
+	}
+
+	@Test
+	void listensForLeaseChangesOnPostgresUntilTheContextCloses() {
+		String table = uniqueTableName();
+		try {
+			postgresContextRunner(table).run((context) -> {
+				ApplicationReady.publish(context);
+				await().atMost(Duration.ofSeconds(10)).until(() -> postgresListeners(table) == 1);
+			});
+			assertThat(postgresListeners(table)).isZero();
+		}
+		finally {
+			executeOnPostgres("DROP TABLE IF EXISTS " + table);
+		}
+	}
+
+	@Test
+	void doesNotListenOnPostgresWhenNotificationsAreOff() {
+		String table = uniqueTableName();
+		try {
+			postgresContextRunner(table).withPropertyValues("leader-election.jdbc.notifications=false")
+				.run((context) -> {
+					ApplicationReady.publish(context);
+					await().atMost(Duration.ofSeconds(10)).until(context.getBean(LeaderElection.class)::isLeader);
+					await().during(Duration.ofSeconds(1))
+						.atMost(Duration.ofSeconds(2))
+						.until(() -> postgresListeners(table) == 0);
+				});
+		}
+		finally {
+			executeOnPostgres("DROP TABLE IF EXISTS " + table);
+		}
+	}
+
+	private ApplicationContextRunner postgresContextRunner(String table) {
+		// Not the shared pool itself, which the context would close.
+		return this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(TestDatabases.postgres()))
+			.withPropertyValues("leader-election.jdbc.table-name=" + table,
+					"leader-election.jdbc.initialize-schema=always");
+	}
+
+	private static String uniqueTableName() {
+		return "leader_election_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+	}
+
+	/** Connections whose last statement was the LISTEN of the table's channel: those listening. */
+	private static long postgresListeners(String table) {
+		try (Connection connection = TestDatabases.postgres().getConnection();
+				PreparedStatement statement = connection
+					.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE query = ?")) {
+			statement.setString(1, "LISTEN \"" + table + "_changed\"");
+			try (ResultSet rows = statement.executeQuery()) {
+				rows.next();
+				return rows.getLong(1);
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static void executeOnPostgres(String sql) {
+		try (Connection connection = TestDatabases.postgres().getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.execute(sql);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	private String fileDatabaseUrl() {

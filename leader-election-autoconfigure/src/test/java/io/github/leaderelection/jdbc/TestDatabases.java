@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Testcontainers container when Docker is available, else the service on its default local port.
  * A database that none of these provides fails the tests that need it.
  */
-final class TestDatabases {
+public final class TestDatabases {
 
 	static final String MYSQL_URL_VARIABLE = "LEADER_ELECTION_TEST_MYSQL_URL";
 
@@ -60,8 +60,8 @@ final class TestDatabases {
 		return dataSources.computeIfAbsent("mysql" + driverProperties, (key) -> pool(endpoint, driverProperties));
 	}
 
-	/** PostgreSQL. */
-	static synchronized DataSource postgres() {
+	/** PostgreSQL, through a pool shared by all tests: do not close it. */
+	public static synchronized DataSource postgres() {
 		Endpoint endpoint = resolved.computeIfAbsent("postgres", (key) -> resolve("PostgreSQL",
 				POSTGRES_URL_VARIABLE, () -> new PostgreSQLContainer("postgres:17-alpine"),
 				new Endpoint("jdbc:postgresql://127.0.0.1:5432/test", "postgres", ""),

@@ -28,6 +28,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.aop.TargetClassAware;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.Ordered;
@@ -36,7 +37,7 @@ import org.springframework.core.Ordered;
  * Runs {@link OnlyOnLeader} methods only while this instance leads their group, and keeps track of
  * the calls that run so that a revocation can interrupt them and a shutdown can wait for them.
  *
- * <p>The check is a lookup in a cache keyed by method and one call of
+ * <p>The check is a lookup in a cache keyed by method (and target class) and one call of
  * {@link LeaderElection#leadership()}: no I/O, no lock. A skipped call is logged at DEBUG.
  *
  * <p>As a {@link LeaderElectionListener} (it must be added to the registry) it interrupts, on any
@@ -58,6 +59,13 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	private final Supplier<Duration> shutdownTimeout;
 
 	private final Map<MethodClassKey, Gate> gates = new ConcurrentHashMap<>();
+
+	/**
+	 * The gate of each method for the one plain class it was first called on, found without
+	 * allocating a key: the hot path. Other classes (and proxies as targets) go through
+	 * {@link #gates}.
+	 */
+	private final Map<Method, Gate> gatesByMethod = new ConcurrentHashMap<>();
 
 	private final Set<Call> running = ConcurrentHashMap.newKeySet();
 
@@ -82,10 +90,12 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Method method = invocation.getMethod();
-		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
-		Gate gate = this.gates.computeIfAbsent(new MethodClassKey(method, targetClass),
-				(key) -> gate(method, targetClass));
-		if (gate == Gate.NONE) {
+		Object target = invocation.getThis();
+		Gate gate = this.gatesByMethod.get(method);
+		if (gate == null || target == null || gate.targetClass != target.getClass()) {
+			gate = gate(method, target);
+		}
+		if (gate.group == null) {
 			return invocation.proceed();
 		}
 		LeaderElection election = gate.election(this.registry);
@@ -110,13 +120,25 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		}
 	}
 
-	private Gate gate(Method method, @Nullable Class<?> targetClass) {
+	private Gate gate(Method method, @Nullable Object target) {
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		Gate gate = this.gates.computeIfAbsent(new MethodClassKey(method, targetClass),
+				(key) -> newGate(method, targetClass));
+		// A target whose class is its target class whatever its state (no proxy, no
+		// TargetClassAware) is recognised by its class alone: the hot path compares classes.
+		if (target != null && targetClass == target.getClass() && !(target instanceof TargetClassAware)) {
+			this.gatesByMethod.putIfAbsent(method, gate);
+		}
+		return gate;
+	}
+
+	private Gate newGate(Method method, @Nullable Class<?> targetClass) {
 		OnlyOnLeader annotation = OnlyOnLeaderPointcut.find(method, targetClass);
 		if (annotation == null) {
-			return Gate.NONE;
+			return new Gate(targetClass, null, false);
 		}
 		String group = annotation.group().isEmpty() ? this.defaultGroup.get() : annotation.group();
-		return new Gate(group, annotation.interruptOnRevoke());
+		return new Gate(targetClass, group, annotation.interruptOnRevoke());
 	}
 
 	private @Nullable Object skip(Method method, LeaderElection election) {
@@ -187,18 +209,22 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		return "OnlyOnLeaderInterceptor";
 	}
 
-	/** What applies to one method of one class: its group, resolved to an election on first use. */
+	/**
+	 * What applies to one method of one class: its group (none if the method is not gated),
+	 * resolved to an election on first use.
+	 */
 	private static final class Gate {
 
-		static final Gate NONE = new Gate("", false);
+		final @Nullable Class<?> targetClass;
 
-		final String group;
+		final @Nullable String group;
 
 		final boolean interruptOnRevoke;
 
 		private volatile @Nullable LeaderElection election;
 
-		Gate(String group, boolean interruptOnRevoke) {
+		Gate(@Nullable Class<?> targetClass, @Nullable String group, boolean interruptOnRevoke) {
+			this.targetClass = targetClass;
 			this.group = group;
 			this.interruptOnRevoke = interruptOnRevoke;
 		}
@@ -206,9 +232,10 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		LeaderElection election(Supplier<LeaderElectionRegistry> registry) {
 			LeaderElection current = this.election;
 			if (current == null) {
+				String name = Objects.requireNonNull(this.group, "group");
 				LeaderElectionRegistry elections = registry.get();
 				// Groups named in annotations are joined at startup; this covers beans created later.
-				current = elections.find(this.group).orElseGet(() -> elections.join(this.group));
+				current = elections.find(name).orElseGet(() -> elections.join(name));
 				this.election = current;
 			}
 			return current;

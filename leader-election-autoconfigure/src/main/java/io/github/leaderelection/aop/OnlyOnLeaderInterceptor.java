@@ -1,18 +1,21 @@
 package io.github.leaderelection.aop;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.LeaderElection;
@@ -67,7 +70,7 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	 */
 	private final Map<Method, Gate> gatesByMethod = new ConcurrentHashMap<>();
 
-	private final Set<Call> running = ConcurrentHashMap.newKeySet();
+	private final RunningCalls<Call> running = new RunningCalls<>();
 
 	private volatile long shutdownDeadline;
 
@@ -104,7 +107,7 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			return skip(method, election);
 		}
 		Call call = new Call(Thread.currentThread(), leadership, gate.interruptOnRevoke);
-		this.running.add(call);
+		int token = this.running.add(call);
 		try {
 			// A revocation delivered between the check and add() did not see this call: check again.
 			if (!leadership.isValid()) {
@@ -115,7 +118,7 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			}
 		}
 		finally {
-			this.running.remove(call);
+			this.running.remove(token, call);
 			call.finish();
 		}
 	}
@@ -172,11 +175,11 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 	@Override
 	public void revoked(Leadership leadership, RevocationReason reason) {
-		for (Call call : this.running) {
+		this.running.forEach((call) -> {
 			if (call.interruptOnRevoke && call.leadership.equals(leadership)) {
 				call.interrupt();
 			}
-		}
+		});
 		if (reason == RevocationReason.SHUTDOWN) {
 			awaitCalls(leadership.group());
 		}
@@ -187,14 +190,17 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			this.shutdownDeadline = System.nanoTime() + this.shutdownTimeout.get().toNanos();
 			this.shuttingDown = true;
 		}
-		for (Call call : this.running) {
+		List<Call> calls = new ArrayList<>();
+		this.running.forEach((call) -> {
 			if (call.leadership.group().equals(group)) {
-				long remaining = this.shutdownDeadline - System.nanoTime();
-				if (!call.await(remaining)) {
-					logger.warn("A leader-only method of group '{}' was still running on thread '{}' when the shutdown "
-							+ "timeout passed; stopping without waiting for it", group, call.thread.getName());
-					return;
-				}
+				calls.add(call);
+			}
+		});
+		for (Call call : calls) {
+			if (!call.await(this.shutdownDeadline)) {
+				logger.warn("A leader-only method of group '{}' was still running on thread '{}' when the shutdown "
+						+ "timeout passed; stopping without waiting for it", group, call.thread.getName());
+				return;
 			}
 		}
 	}
@@ -243,8 +249,35 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 	}
 
-	/** One running call of a leader-only method. */
+	/**
+	 * One running call of a leader-only method. Its state moves without a lock: the calling thread
+	 * takes it from {@code RUNNING} to {@code DONE}, a revocation from {@code RUNNING} to
+	 * {@code INTERRUPTING} (then interrupts the thread) to {@code INTERRUPTED}, so that a call is
+	 * interrupted only while it runs and its thread never leaves with that interrupt.
+	 */
 	private static final class Call {
+
+		private static final int RUNNING = 0;
+
+		private static final int INTERRUPTING = 1;
+
+		private static final int INTERRUPTED = 2;
+
+		private static final int DONE = 3;
+
+		/** The longest a waiter parks before it looks again: a bound should a wake-up be missed. */
+		private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+		private static final VarHandle STATE;
+
+		static {
+			try {
+				STATE = MethodHandles.lookup().findVarHandle(Call.class, "state", int.class);
+			}
+			catch (ReflectiveOperationException ex) {
+				throw new ExceptionInInitializerError(ex);
+			}
+		}
 
 		final Thread thread;
 
@@ -252,11 +285,9 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 		final boolean interruptOnRevoke;
 
-		private final CountDownLatch finished = new CountDownLatch(1);
+		private volatile int state = RUNNING;
 
-		private boolean done;
-
-		private boolean interrupted;
+		private volatile @Nullable Thread waiter;
 
 		Call(Thread thread, Leadership leadership, boolean interruptOnRevoke) {
 			this.thread = thread;
@@ -265,33 +296,45 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		}
 
 		/** Interrupts the call's thread, unless the call has already returned. */
-		synchronized void interrupt() {
-			if (!this.done) {
-				this.interrupted = true;
+		void interrupt() {
+			if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
 				this.thread.interrupt();
+				this.state = INTERRUPTED;
 			}
 		}
 
 		/** Called on the call's own thread when it returns. */
 		void finish() {
-			synchronized (this) {
-				this.done = true;
-				if (this.interrupted) {
-					// Ours, not the caller's: a pooled thread must not carry it into its next task.
-					Thread.interrupted();
+			if (!STATE.compareAndSet(this, RUNNING, DONE)) {
+				while (this.state == INTERRUPTING) {
+					Thread.onSpinWait();
 				}
+				// Ours, not the caller's: a pooled thread must not carry it into its next task.
+				Thread.interrupted();
+				this.state = DONE;
 			}
-			this.finished.countDown();
+			// The state was written before the waiter is read, and a waiter writes itself before it
+			// reads the state (all volatile): one of the two sees the other, no wake-up is lost.
+			Thread current = this.waiter;
+			if (current != null) {
+				LockSupport.unpark(current);
+			}
 		}
 
-		boolean await(long nanos) {
-			try {
-				return this.finished.await(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+		/** Waits until the call has returned or {@code deadline} (on the nanoTime clock) has passed. */
+		boolean await(long deadline) {
+			this.waiter = Thread.currentThread();
+			while (this.state != DONE) {
+				long remaining = deadline - System.nanoTime();
+				if (remaining <= 0) {
+					return false;
+				}
+				LockSupport.parkNanos(this, Math.min(remaining, MAX_PARK_NANOS));
+				if (Thread.currentThread().isInterrupted()) {
+					return false;
+				}
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return false;
-			}
+			return true;
 		}
 
 	}

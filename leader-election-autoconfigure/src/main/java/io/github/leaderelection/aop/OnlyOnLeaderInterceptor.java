@@ -15,6 +15,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -76,6 +77,9 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 	private volatile boolean shuttingDown;
 
+	/** How many revocations this interceptor has received; only ever grows. */
+	private final AtomicLong revocations = new AtomicLong();
+
 	/**
 	 * Creates an interceptor. The suppliers are called on first use, not here, so that the
 	 * interceptor can be created before the registry.
@@ -102,6 +106,7 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			return invocation.proceed();
 		}
 		LeaderElection election = gate.election(this.registry);
+		long revocationsBefore = this.revocations.get();
 		Leadership leadership = election.leadership().orElse(null);
 		if (leadership == null) {
 			return skip(method, election);
@@ -109,8 +114,21 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		Call call = new Call(Thread.currentThread(), leadership, gate.interruptOnRevoke);
 		int token = this.running.add(call);
 		try {
-			// A revocation delivered between the check and add() did not see this call: check again.
-			if (!leadership.isValid()) {
+			// A revocation of this term must either see this call in running or make it skip. Its
+			// listener call counts itself in revocations, then reads running; this thread added the
+			// call to running, then reads revocations. All four accesses are volatile, so they are
+			// totally ordered, and one of these holds:
+			// - revoked() read running after the add: it sees the call (to interrupt or wait for it);
+			// - it read running before the add: then it counted itself before this second read, which
+			//   finds the count changed, and isValid() below runs after the revocation was delivered,
+			//   when (listener contract) the term is over: the call is skipped;
+			// - it counted itself before the first read: the term was already over when leadership()
+			//   ran, which then did not answer this term.
+			// A deadline that passes between leadership() and here, with no revocation delivered yet,
+			// is as if it passed just after the call started: the revocation that follows sees the
+			// call. So the deadline is checked once (one nanoTime), and again only when a revocation,
+			// of any group, came in between.
+			if (this.revocations.get() != revocationsBefore && !leadership.isValid()) {
 				return skip(method, election);
 			}
 			try (LeadershipContext.Scope scope = LeadershipContext.open(leadership)) {
@@ -175,6 +193,8 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 	@Override
 	public void revoked(Leadership leadership, RevocationReason reason) {
+		// Before reading running: see invoke().
+		this.revocations.incrementAndGet();
 		this.running.forEach((call) -> {
 			if (call.interruptOnRevoke && call.leadership.equals(leadership)) {
 				call.interrupt();

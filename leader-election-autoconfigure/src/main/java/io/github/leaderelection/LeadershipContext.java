@@ -43,14 +43,9 @@ public final class LeadershipContext {
 		Objects.requireNonNull(leadership, "leadership");
 		Leadership previous = current.get();
 		current.set(leadership);
-		return () -> {
-			if (previous != null) {
-				current.set(previous);
-			}
-			else {
-				current.remove();
-			}
-		};
+		// Restored with set(null) rather than remove(): a thread that runs leader-only methods keeps
+		// its entry, instead of allocating a new (weakly referenced) one on every call.
+		return () -> current.set(previous);
 	}
 
 	/**

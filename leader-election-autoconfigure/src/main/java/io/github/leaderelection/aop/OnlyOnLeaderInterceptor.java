@@ -1,18 +1,22 @@
 package io.github.leaderelection.aop;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.LeaderElection;
@@ -28,6 +32,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.aop.TargetClassAware;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.Ordered;
@@ -36,7 +41,7 @@ import org.springframework.core.Ordered;
  * Runs {@link OnlyOnLeader} methods only while this instance leads their group, and keeps track of
  * the calls that run so that a revocation can interrupt them and a shutdown can wait for them.
  *
- * <p>The check is a lookup in a cache keyed by method and one call of
+ * <p>The check is a lookup in a cache keyed by method (and target class) and one call of
  * {@link LeaderElection#leadership()}: no I/O, no lock. A skipped call is logged at DEBUG.
  *
  * <p>As a {@link LeaderElectionListener} (it must be added to the registry) it interrupts, on any
@@ -59,11 +64,21 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 	private final Map<MethodClassKey, Gate> gates = new ConcurrentHashMap<>();
 
-	private final Set<Call> running = ConcurrentHashMap.newKeySet();
+	/**
+	 * The gate of each method for the one plain class it was first called on, found without
+	 * allocating a key: the hot path. Other classes (and proxies as targets) go through
+	 * {@link #gates}.
+	 */
+	private final Map<Method, Gate> gatesByMethod = new ConcurrentHashMap<>();
+
+	private final RunningCalls<Call> running = new RunningCalls<>();
 
 	private volatile long shutdownDeadline;
 
 	private volatile boolean shuttingDown;
+
+	/** How many revocations this interceptor has received; only ever grows. */
+	private final AtomicLong revocations = new AtomicLong();
 
 	/**
 	 * Creates an interceptor. The suppliers are called on first use, not here, so that the
@@ -82,22 +97,38 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Method method = invocation.getMethod();
-		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
-		Gate gate = this.gates.computeIfAbsent(new MethodClassKey(method, targetClass),
-				(key) -> gate(method, targetClass));
-		if (gate == Gate.NONE) {
+		Object target = invocation.getThis();
+		Gate gate = this.gatesByMethod.get(method);
+		if (gate == null || target == null || gate.targetClass != target.getClass()) {
+			gate = gate(method, target);
+		}
+		if (gate.group == null) {
 			return invocation.proceed();
 		}
 		LeaderElection election = gate.election(this.registry);
+		long revocationsBefore = this.revocations.get();
 		Leadership leadership = election.leadership().orElse(null);
 		if (leadership == null) {
 			return skip(method, election);
 		}
 		Call call = new Call(Thread.currentThread(), leadership, gate.interruptOnRevoke);
-		this.running.add(call);
+		int token = this.running.add(call);
 		try {
-			// A revocation delivered between the check and add() did not see this call: check again.
-			if (!leadership.isValid()) {
+			// A revocation of this term must either see this call in running or make it skip. Its
+			// listener call counts itself in revocations, then reads running; this thread added the
+			// call to running, then reads revocations. All four accesses are volatile, so they are
+			// totally ordered, and one of these holds:
+			// - revoked() read running after the add: it sees the call (to interrupt or wait for it);
+			// - it read running before the add: then it counted itself before this second read, which
+			//   finds the count changed, and isValid() below runs after the revocation was delivered,
+			//   when (listener contract) the term is over: the call is skipped;
+			// - it counted itself before the first read: the term was already over when leadership()
+			//   ran, which then did not answer this term.
+			// A deadline that passes between leadership() and here, with no revocation delivered yet,
+			// is as if it passed just after the call started: the revocation that follows sees the
+			// call. So the deadline is checked once (one nanoTime), and again only when a revocation,
+			// of any group, came in between.
+			if (this.revocations.get() != revocationsBefore && !leadership.isValid()) {
 				return skip(method, election);
 			}
 			try (LeadershipContext.Scope scope = LeadershipContext.open(leadership)) {
@@ -105,18 +136,30 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			}
 		}
 		finally {
-			this.running.remove(call);
+			this.running.remove(token, call);
 			call.finish();
 		}
 	}
 
-	private Gate gate(Method method, @Nullable Class<?> targetClass) {
+	private Gate gate(Method method, @Nullable Object target) {
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		Gate gate = this.gates.computeIfAbsent(new MethodClassKey(method, targetClass),
+				(key) -> newGate(method, targetClass));
+		// A target whose class is its target class whatever its state (no proxy, no
+		// TargetClassAware) is recognised by its class alone: the hot path compares classes.
+		if (target != null && targetClass == target.getClass() && !(target instanceof TargetClassAware)) {
+			this.gatesByMethod.putIfAbsent(method, gate);
+		}
+		return gate;
+	}
+
+	private Gate newGate(Method method, @Nullable Class<?> targetClass) {
 		OnlyOnLeader annotation = OnlyOnLeaderPointcut.find(method, targetClass);
 		if (annotation == null) {
-			return Gate.NONE;
+			return new Gate(targetClass, null, false);
 		}
 		String group = annotation.group().isEmpty() ? this.defaultGroup.get() : annotation.group();
-		return new Gate(group, annotation.interruptOnRevoke());
+		return new Gate(targetClass, group, annotation.interruptOnRevoke());
 	}
 
 	private @Nullable Object skip(Method method, LeaderElection election) {
@@ -150,11 +193,13 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 	@Override
 	public void revoked(Leadership leadership, RevocationReason reason) {
-		for (Call call : this.running) {
+		// Before reading running: see invoke().
+		this.revocations.incrementAndGet();
+		this.running.forEach((call) -> {
 			if (call.interruptOnRevoke && call.leadership.equals(leadership)) {
 				call.interrupt();
 			}
-		}
+		});
 		if (reason == RevocationReason.SHUTDOWN) {
 			awaitCalls(leadership.group());
 		}
@@ -165,14 +210,17 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			this.shutdownDeadline = System.nanoTime() + this.shutdownTimeout.get().toNanos();
 			this.shuttingDown = true;
 		}
-		for (Call call : this.running) {
+		List<Call> calls = new ArrayList<>();
+		this.running.forEach((call) -> {
 			if (call.leadership.group().equals(group)) {
-				long remaining = this.shutdownDeadline - System.nanoTime();
-				if (!call.await(remaining)) {
-					logger.warn("A leader-only method of group '{}' was still running on thread '{}' when the shutdown "
-							+ "timeout passed; stopping without waiting for it", group, call.thread.getName());
-					return;
-				}
+				calls.add(call);
+			}
+		});
+		for (Call call : calls) {
+			if (!call.await(this.shutdownDeadline)) {
+				logger.warn("A leader-only method of group '{}' was still running on thread '{}' when the shutdown "
+						+ "timeout passed; stopping without waiting for it", group, call.thread.getName());
+				return;
 			}
 		}
 	}
@@ -187,18 +235,22 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		return "OnlyOnLeaderInterceptor";
 	}
 
-	/** What applies to one method of one class: its group, resolved to an election on first use. */
+	/**
+	 * What applies to one method of one class: its group (none if the method is not gated),
+	 * resolved to an election on first use.
+	 */
 	private static final class Gate {
 
-		static final Gate NONE = new Gate("", false);
+		final @Nullable Class<?> targetClass;
 
-		final String group;
+		final @Nullable String group;
 
 		final boolean interruptOnRevoke;
 
 		private volatile @Nullable LeaderElection election;
 
-		Gate(String group, boolean interruptOnRevoke) {
+		Gate(@Nullable Class<?> targetClass, @Nullable String group, boolean interruptOnRevoke) {
+			this.targetClass = targetClass;
 			this.group = group;
 			this.interruptOnRevoke = interruptOnRevoke;
 		}
@@ -206,9 +258,10 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		LeaderElection election(Supplier<LeaderElectionRegistry> registry) {
 			LeaderElection current = this.election;
 			if (current == null) {
+				String name = Objects.requireNonNull(this.group, "group");
 				LeaderElectionRegistry elections = registry.get();
 				// Groups named in annotations are joined at startup; this covers beans created later.
-				current = elections.find(this.group).orElseGet(() -> elections.join(this.group));
+				current = elections.find(name).orElseGet(() -> elections.join(name));
 				this.election = current;
 			}
 			return current;
@@ -216,8 +269,35 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 	}
 
-	/** One running call of a leader-only method. */
+	/**
+	 * One running call of a leader-only method. Its state moves without a lock: the calling thread
+	 * takes it from {@code RUNNING} to {@code DONE}, a revocation from {@code RUNNING} to
+	 * {@code INTERRUPTING} (then interrupts the thread) to {@code INTERRUPTED}, so that a call is
+	 * interrupted only while it runs and its thread never leaves with that interrupt.
+	 */
 	private static final class Call {
+
+		private static final int RUNNING = 0;
+
+		private static final int INTERRUPTING = 1;
+
+		private static final int INTERRUPTED = 2;
+
+		private static final int DONE = 3;
+
+		/** The longest a waiter parks before it looks again: a bound should a wake-up be missed. */
+		private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+		private static final VarHandle STATE;
+
+		static {
+			try {
+				STATE = MethodHandles.lookup().findVarHandle(Call.class, "state", int.class);
+			}
+			catch (ReflectiveOperationException ex) {
+				throw new ExceptionInInitializerError(ex);
+			}
+		}
 
 		final Thread thread;
 
@@ -225,11 +305,9 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 		final boolean interruptOnRevoke;
 
-		private final CountDownLatch finished = new CountDownLatch(1);
+		private volatile int state = RUNNING;
 
-		private boolean done;
-
-		private boolean interrupted;
+		private volatile @Nullable Thread waiter;
 
 		Call(Thread thread, Leadership leadership, boolean interruptOnRevoke) {
 			this.thread = thread;
@@ -238,33 +316,45 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		}
 
 		/** Interrupts the call's thread, unless the call has already returned. */
-		synchronized void interrupt() {
-			if (!this.done) {
-				this.interrupted = true;
+		void interrupt() {
+			if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
 				this.thread.interrupt();
+				this.state = INTERRUPTED;
 			}
 		}
 
 		/** Called on the call's own thread when it returns. */
 		void finish() {
-			synchronized (this) {
-				this.done = true;
-				if (this.interrupted) {
-					// Ours, not the caller's: a pooled thread must not carry it into its next task.
-					Thread.interrupted();
+			if (!STATE.compareAndSet(this, RUNNING, DONE)) {
+				while (this.state == INTERRUPTING) {
+					Thread.onSpinWait();
 				}
+				// Ours, not the caller's: a pooled thread must not carry it into its next task.
+				Thread.interrupted();
+				this.state = DONE;
 			}
-			this.finished.countDown();
+			// The state was written before the waiter is read, and a waiter writes itself before it
+			// reads the state (all volatile): one of the two sees the other, no wake-up is lost.
+			Thread current = this.waiter;
+			if (current != null) {
+				LockSupport.unpark(current);
+			}
 		}
 
-		boolean await(long nanos) {
-			try {
-				return this.finished.await(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+		/** Waits until the call has returned or {@code deadline} (on the nanoTime clock) has passed. */
+		boolean await(long deadline) {
+			this.waiter = Thread.currentThread();
+			while (this.state != DONE) {
+				long remaining = deadline - System.nanoTime();
+				if (remaining <= 0) {
+					return false;
+				}
+				LockSupport.parkNanos(this, Math.min(remaining, MAX_PARK_NANOS));
+				if (Thread.currentThread().isInterrupted()) {
+					return false;
+				}
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return false;
-			}
+			return true;
 		}
 
 	}

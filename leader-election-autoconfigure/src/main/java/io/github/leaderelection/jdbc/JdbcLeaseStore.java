@@ -165,10 +165,20 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 		if (lease.holder() == null) {
 			return false;
 		}
-		// Under "affected rows" semantics (useAffectedRows=true) a renewal to the very millisecond the
-		// lease already ends counts 0: the engine then steps down early, never late.
-		return execute("renew the lease of", lease.group(), timeout, (connection, sql) -> update(connection,
-				sql.renew(), timeout, leaseDuration.toMillis(), lease.group(), lease.holder(), lease.term()) > 0);
+		return execute("renew the lease of", lease.group(), timeout, (connection, sql) -> {
+			if (update(connection, sql.renew(), timeout, leaseDuration.toMillis(), lease.group(), lease.holder(),
+					lease.term()) > 0) {
+				return true;
+			}
+			// Under "affected rows" semantics (MySQL's useAffectedRows=true) a renewal that sets the
+			// very end the lease already has counts 0. Whether the statement matched is then read
+			// back: once the row has left this holder and term it never returns to them (every
+			// take-over raises the term), so finding them still there means they were there for the
+			// UPDATE, which then set the new end.
+			return read(connection, sql, lease.group(), timeout)
+				.filter((current) -> lease.holder().equals(current.holder()) && current.term() == lease.term())
+				.isPresent();
+		});
 	}
 
 	@Override

@@ -107,9 +107,11 @@ final class Participants {
 			this.events = events;
 			LeaseStore lease = switch (storeKind) {
 				case MARIADB, POSTGRESQL, H2 -> {
-					DataSource dataSource = storeKind.dataSource(2);
-					this.resources.add(dataSource);
+					// The engine's two store threads, and on PostgreSQL the connection that listens.
+					DataSource dataSource = storeKind.dataSource(3);
 					JdbcLeaseStore jdbc = new JdbcLeaseStore(dataSource, Store.OURS_TABLE);
+					this.resources.add(jdbc); // before the pool: it gives the listening connection back
+					this.resources.add(dataSource);
 					jdbc.createTableIfMissing();
 					yield jdbc;
 				}

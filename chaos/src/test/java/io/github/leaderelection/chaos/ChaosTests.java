@@ -4,26 +4,23 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the experiment against real stores. By default a short seeded run per backend, which fails
- * the build on any overlap, action outside a belief or term regression; with {@code -Pchaos}, the
- * one run that {@code chaos.backend}, {@code chaos.duration}, {@code chaos.faults} (at least this many,
- * even if that takes longer than the duration) and {@code chaos.seed} describe.
+ * Runs the experiment against real stores: a short seeded run per backend, which fails the build on
+ * any overlap, action outside a belief or term regression. {@link ConfiguredChaosRun} is the long
+ * run of one backend ({@code -Pchaos}).
  */
 class ChaosTests {
 
 	static final Path OUTPUT = Path.of(System.getProperty("chaos.output", "target/chaos"));
 
-	private static final long DEFAULT_SEED = 20261121L;
+	static final long DEFAULT_SEED = 20261121L;
 
-	private static final int DEFAULT_FAULTS = 20;
+	static final int DEFAULT_FAULTS = 20;
 
 	@ParameterizedTest(name = "{0}")
 	@EnumSource(Backend.class)
@@ -35,17 +32,6 @@ class ChaosTests {
 		assertThat(summary.faultCount()).as("faults injected").isGreaterThanOrEqualTo(faults(DEFAULT_FAULTS));
 	}
 
-	@Test
-	@EnabledIfSystemProperty(named = "chaos.backend", matches = ".+")
-	void configuredRun() throws Exception {
-		Backend backend = Backend.of(System.getProperty("chaos.backend"));
-		Duration duration = duration(System.getProperty("chaos.duration", ""));
-		ChaosSummary summary = new ChaosRun(ChaosSettings.safe(backend, seed(DEFAULT_SEED), duration,
-				faults(DEFAULT_FAULTS), OUTPUT)).run();
-		assertKeptEveryPromise(summary);
-		assertThat(summary.faultCount()).as("faults injected").isGreaterThanOrEqualTo(faults(DEFAULT_FAULTS));
-	}
-
 	static void assertKeptEveryPromise(ChaosSummary summary) {
 		assertThat(summary.violations()).as(summary.table()).isEmpty();
 		assertThat(summary.unexpectedExits()).as("nodes that exited by themselves\n" + summary.table()).isZero();
@@ -53,12 +39,12 @@ class ChaosTests {
 		assertThat(summary.beliefIntervals()).as("beliefs\n" + summary.table()).isGreaterThan(1);
 	}
 
-	private static long seed(long fallback) {
+	static long seed(long fallback) {
 		String seed = System.getProperty("chaos.seed", "");
 		return seed.isBlank() ? fallback : Long.parseLong(seed.trim());
 	}
 
-	private static int faults(int fallback) {
+	static int faults(int fallback) {
 		String faults = System.getProperty("chaos.faults", "");
 		return faults.isBlank() ? fallback : Integer.parseInt(faults.trim());
 	}

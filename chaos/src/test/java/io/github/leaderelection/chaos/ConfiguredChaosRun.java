@@ -1,0 +1,34 @@
+package io.github.leaderelection.chaos;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The long run of one backend, which {@code -Pchaos} runs instead of the default build's tests:
+ * {@code chaos.backend}, {@code chaos.duration}, {@code chaos.faults} (at least this many, even if
+ * that takes longer than the duration) and {@code chaos.seed} describe it. Its name does not end
+ * in "Tests", so the default build leaves it out rather than reporting it skipped.
+ */
+class ConfiguredChaosRun {
+
+	@Test
+	void configuredRunKeepsEveryPromise() throws Exception {
+		String name = System.getProperty("chaos.backend", "");
+		if (name.isBlank()) {
+			throw new IllegalArgumentException("Say which store to run against: -Dchaos.backend=<jdbc-mariadb|"
+					+ "jdbc-postgres|redis|zookeeper>");
+		}
+		Backend backend = Backend.of(name);
+		Duration duration = ChaosTests.duration(System.getProperty("chaos.duration", ""));
+		int faults = ChaosTests.faults(ChaosTests.DEFAULT_FAULTS);
+		ChaosSummary summary = new ChaosRun(ChaosSettings.safe(backend, ChaosTests.seed(ChaosTests.DEFAULT_SEED),
+				duration, faults, ChaosTests.OUTPUT))
+			.run();
+		ChaosTests.assertKeptEveryPromise(summary);
+		assertThat(summary.faultCount()).as("faults injected").isGreaterThanOrEqualTo(faults);
+	}
+
+}

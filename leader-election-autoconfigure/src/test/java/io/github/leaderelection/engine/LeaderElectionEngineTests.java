@@ -9,6 +9,7 @@ import java.util.function.LongSupplier;
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionListener;
+import io.github.leaderelection.OverlapMonitor;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
 import io.github.leaderelection.memory.InMemoryLeaseStore;

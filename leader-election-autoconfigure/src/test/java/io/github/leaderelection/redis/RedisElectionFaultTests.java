@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.OverlapMonitor;
 import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.engine.LeaderElectionEngine;
@@ -99,7 +100,7 @@ class RedisElectionFaultTests {
 				a.election.yieldLeadership();
 				await().atMost(Duration.ofSeconds(10)).until(b.election::isLeader);
 				int grantsBefore = this.grants.size();
-				BeliefOverlapMonitor monitor = new BeliefOverlapMonitor(List.of(a.election, b.election));
+				OverlapMonitor monitor = new OverlapMonitor(List.of(a.election, b.election));
 				long failoverStarted = System.nanoTime();
 				try {
 					master.kill();
@@ -124,7 +125,7 @@ class RedisElectionFaultTests {
 			b.start();
 			await().atMost(Duration.ofSeconds(10)).until(() -> b.election.currentLeader().isPresent());
 			int grantsBefore = this.grants.size();
-			BeliefOverlapMonitor monitor = new BeliefOverlapMonitor(List.of(a.election, b.election));
+			OverlapMonitor monitor = new OverlapMonitor(List.of(a.election, b.election));
 			long lossStarted;
 			try {
 				Thread.sleep(300);
@@ -160,7 +161,7 @@ class RedisElectionFaultTests {
 				follower.start();
 				await().atMost(Duration.ofSeconds(10)).until(() -> follower.election.currentLeader().isPresent());
 				int grantsBefore = this.grants.size();
-				BeliefOverlapMonitor monitor = new BeliefOverlapMonitor(List.of(leader.election, follower.election));
+				OverlapMonitor monitor = new OverlapMonitor(List.of(leader.election, follower.election));
 				try {
 					leader.close(); // releases the lease, which announces it
 					await().atMost(Duration.ofSeconds(25)).until(follower.election::isLeader);

@@ -17,11 +17,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,6 +27,7 @@ import java.util.regex.Pattern;
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionListener;
+import io.github.leaderelection.OverlapMonitor;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
 import io.github.leaderelection.engine.LeaderElectionEngine;
@@ -119,7 +118,7 @@ class ZookeeperLeaderElectionTests {
 			.filter((spec) -> !spec.equals(leaderServer) && !mode(spec).equals("leader"))
 			.findFirst()
 			.orElseThrow();
-		try (BelieverMonitor monitor = new BelieverMonitor(candidates)) {
+		try (OverlapMonitor monitor = new OverlapMonitor(elections(candidates))) {
 			stop(victim);
 			// The followers on the stopped server move to another; the leader's connection never breaks.
 			await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(leader.election::isLeader);
@@ -134,7 +133,7 @@ class ZookeeperLeaderElectionTests {
 		String group = newGroup();
 		List<Candidate> candidates = startCandidates(group, 3, (id) -> cluster.getConnectString());
 		Candidate leader = awaitOneLeader(candidates);
-		try (BelieverMonitor monitor = new BelieverMonitor(candidates)) {
+		try (OverlapMonitor monitor = new OverlapMonitor(elections(candidates))) {
 			long stoppedAt = System.nanoTime();
 			stop(serverOf(leader));
 			// SUSPENDED stops the leader at once; once reconnected to another server, it leads again.
@@ -159,7 +158,7 @@ class ZookeeperLeaderElectionTests {
 		List<Candidate> candidates = new ArrayList<>(List.of(cutOff));
 		candidates.addAll(startCandidates(group, 2, (id) -> cluster.getConnectString()));
 		await().atMost(WAIT).until(() -> cutOff.store.participants(group).size() == 3);
-		try (BelieverMonitor monitor = new BelieverMonitor(candidates)) {
+		try (OverlapMonitor monitor = new OverlapMonitor(elections(candidates))) {
 			long cutAt = System.nanoTime();
 			proxy.blackhole();
 			// The server expires the session a session timeout after its last ping, and deletes the
@@ -201,7 +200,7 @@ class ZookeeperLeaderElectionTests {
 				(id) -> proxies.get(next.getAndIncrement()).connectString());
 		awaitOneLeader(candidates);
 		long flappingFrom = System.nanoTime();
-		try (BelieverMonitor monitor = new BelieverMonitor(candidates)) {
+		try (OverlapMonitor monitor = new OverlapMonitor(elections(candidates))) {
 			for (int round = 0; round < 12; round++) {
 				int target = leaderAmong(candidates).map(candidates::indexOf)
 					.orElse(ThreadLocalRandom.current().nextInt(candidates.size()));
@@ -406,6 +405,10 @@ class ZookeeperLeaderElectionTests {
 					(modes) -> modes.equals(List.of("follower", "follower", "leader")));
 	}
 
+	private static List<LeaderElection> elections(List<Candidate> candidates) {
+		return candidates.stream().map(Candidate::election).toList();
+	}
+
 	private static String newGroup() {
 		return "group-" + UUID.randomUUID();
 	}
@@ -416,57 +419,6 @@ class ZookeeperLeaderElectionTests {
 	}
 
 	private record Event(long nanos, String candidate, boolean granted, @Nullable RevocationReason reason) {
-
-	}
-
-	/**
-	 * Samples {@code isLeader()} of all candidates every fraction of a millisecond and counts the instants at
-	 * which more than one said yes.
-	 */
-	private static final class BelieverMonitor implements AutoCloseable {
-
-		/** Samples whose reads spread over more than this are not instants and are discarded. */
-		private static final long MAX_SAMPLE_NANOS = 20_000_000;
-
-		private final AtomicBoolean running = new AtomicBoolean(true);
-
-		private final AtomicInteger overlaps = new AtomicInteger();
-
-		private final AtomicInteger samples = new AtomicInteger();
-
-		private final Thread thread;
-
-		BelieverMonitor(List<Candidate> candidates) {
-			this.thread = new Thread(() -> {
-				while (this.running.get()) {
-					long start = System.nanoTime();
-					long believers = candidates.stream().filter((candidate) -> candidate.election.isLeader()).count();
-					if (System.nanoTime() - start < MAX_SAMPLE_NANOS) {
-						this.samples.incrementAndGet();
-						if (believers > 1) {
-							this.overlaps.incrementAndGet();
-						}
-					}
-					LockSupport.parkNanos(200_000); // leave the small machine's cores to the servers
-				}
-			}, "believer-monitor");
-			this.thread.setDaemon(true);
-			this.thread.start();
-		}
-
-		int overlaps() {
-			return this.overlaps.get();
-		}
-
-		int samples() {
-			return this.samples.get();
-		}
-
-		@Override
-		public void close() throws InterruptedException {
-			this.running.set(false);
-			this.thread.join();
-		}
 
 	}
 

@@ -1,23 +1,22 @@
-package io.github.leaderelection.engine;
+package io.github.leaderelection;
 
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.github.leaderelection.LeaderElection;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * Samples {@code isLeader()} of several candidates of one group as fast as it can and counts the
- * samples in which more than one led throughout.
+ * Samples {@code isLeader()} of several candidates of one group, again and again, and counts the
+ * samples in which more than one led throughout: the tests' check of "one believer at a time".
  */
-class OverlapMonitor implements AutoCloseable {
+public final class OverlapMonitor implements AutoCloseable {
 
 	/** Samples whose reads spread over more than this are not instants and are discarded. */
 	private static final long MAX_SAMPLE_NANOS = 20_000_000;
 
-	private final List<? extends LeaderElection> elections;
+	/** Between samples: gentle on a small machine, whose cores the electors under test need too. */
+	private static final long PAUSE_NANOS = 20_000;
 
-	private final AtomicBoolean running = new AtomicBoolean(true);
+	private final List<LeaderElection> elections;
 
 	private final AtomicInteger overlaps = new AtomicInteger();
 
@@ -25,8 +24,10 @@ class OverlapMonitor implements AutoCloseable {
 
 	private final Thread thread;
 
-	OverlapMonitor(List<? extends LeaderElection> elections) {
-		this.elections = elections;
+	private volatile boolean running = true;
+
+	public OverlapMonitor(List<? extends LeaderElection> elections) {
+		this.elections = List.copyOf(elections);
 		this.thread = new Thread(this::run, "overlap-monitor");
 		this.thread.setDaemon(true);
 		this.thread.start();
@@ -35,7 +36,7 @@ class OverlapMonitor implements AutoCloseable {
 	private void run() {
 		int count = this.elections.size();
 		boolean[] forward = new boolean[count];
-		while (this.running.get()) {
+		while (this.running) {
 			long start = System.nanoTime();
 			for (int i = 0; i < count; i++) {
 				forward[i] = this.elections.get(i).isLeader();
@@ -55,21 +56,23 @@ class OverlapMonitor implements AutoCloseable {
 					this.overlaps.incrementAndGet();
 				}
 			}
-			Thread.onSpinWait();
+			LockSupport.parkNanos(PAUSE_NANOS);
 		}
 	}
 
-	int overlaps() {
+	/** Samples in which more than one candidate led throughout. */
+	public int overlaps() {
 		return this.overlaps.get();
 	}
 
-	int samples() {
+	/** Samples taken. */
+	public int samples() {
 		return this.samples.get();
 	}
 
 	@Override
 	public void close() throws InterruptedException {
-		this.running.set(false);
+		this.running = false;
 		this.thread.join();
 	}
 

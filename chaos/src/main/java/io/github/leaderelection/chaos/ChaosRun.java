@@ -167,17 +167,8 @@ final class ChaosRun {
 			return false;
 		}
 		switch (type) {
-			case KILL_LEADER -> {
-				NodeProcess node = leader.get();
-				long t0 = EventLog.now();
-				kill(node);
-				long t1 = EventLog.now();
-				this.log.write("fault", type, t0, t1, node.key(), "-");
-				sleep(this.random.nextInt(500));
-				spawn(node.index());
-			}
-			case KILL_FOLLOWER -> {
-				NodeProcess node = randomFollower(leader);
+			case KILL_LEADER, KILL_FOLLOWER -> {
+				NodeProcess node = (type == FaultType.KILL_LEADER) ? leader.get() : randomFollower(leader);
 				long t0 = EventLog.now();
 				kill(node);
 				long t1 = EventLog.now();
@@ -204,18 +195,8 @@ final class ChaosRun {
 				node.resume();
 				this.log.write("fault", type, t0, EventLog.now(), node.key(), pause + "ms");
 			}
-			case CUT_LEADER -> {
-				NodeProcess node = leader.get();
-				long cut = renew + 200 + this.random.nextInt(1000);
-				TcpProxy proxy = this.proxies.get(node.index());
-				long t0 = EventLog.now();
-				proxy.cut();
-				sleep(cut);
-				proxy.heal();
-				this.log.write("fault", type, t0, EventLog.now(), node.key(), cut + "ms");
-			}
-			case CUT_FOLLOWER -> {
-				NodeProcess node = randomFollower(leader);
+			case CUT_LEADER, CUT_FOLLOWER -> {
+				NodeProcess node = (type == FaultType.CUT_LEADER) ? leader.get() : randomFollower(leader);
 				long cut = renew + 200 + this.random.nextInt(1000);
 				TcpProxy proxy = this.proxies.get(node.index());
 				long t0 = EventLog.now();

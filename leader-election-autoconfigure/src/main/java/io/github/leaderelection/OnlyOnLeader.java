@@ -23,7 +23,11 @@ import java.lang.annotation.Target;
  * returned before it releases the lease, so a follower never takes over while they still run.
  *
  * <p>NOTE: the annotation works through a Spring proxy, like {@code @Transactional}: a call from
- * one method of a bean to another method of the same bean is not checked.
+ * one method of a bean to another method of the same bean does not pass the proxy and is not
+ * checked. Move the leader-only method to another bean, call it through the proxy (inject the
+ * bean into itself with {@code @Lazy}), or ask {@link LeaderElection#isLeader()} in the code. A
+ * method that no proxy can intercept (a private or static one, or, with class-based proxies, a
+ * final one or one of a final class) fails startup with a message that names it.
  *
  * <p>IMPORTANT: the check happens when the call starts. A call that outlives its leadership (a
  * long job, a process pause) keeps running unless {@link #interruptOnRevoke()} is set and the

@@ -8,7 +8,6 @@ import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.aop.OnlyOnLeaderAdvisor;
-import io.github.leaderelection.aop.OnlyOnLeaderGroupJoiner;
 import io.github.leaderelection.aop.OnlyOnLeaderInterceptor;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.event.LeaderElectionEventPublisher;
@@ -167,10 +166,12 @@ public final class LeaderElectionAutoConfiguration {
 		}
 
 		@Bean
-		static OnlyOnLeaderGroupJoiner onlyOnLeaderGroupJoiner(ConfigurableListableBeanFactory beanFactory,
-				ObjectProvider<LeaderElectionRegistry> registry, ObjectProvider<LeaderElectionProperties> properties,
-				Environment environment) {
-			return new OnlyOnLeaderGroupJoiner(beanFactory, registry::getObject,
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static OnlyOnLeaderBeans onlyOnLeaderBeans(ConfigurableListableBeanFactory beanFactory,
+				ObjectProvider<OnlyOnLeaderAdvisor> advisor, ObjectProvider<LeaderElectionRegistry> registry,
+				ObjectProvider<LeaderElectionProperties> properties, Environment environment) {
+			return new OnlyOnLeaderBeans(beanFactory, () -> advisor.getObject().getPointcut().getMethodMatcher(),
+					registry::getObject,
 					() -> properties.getObject().determineGroup(environment));
 		}
 

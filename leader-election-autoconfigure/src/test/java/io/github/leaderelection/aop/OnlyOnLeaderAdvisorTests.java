@@ -38,6 +38,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.scheduling.annotation.EnableScheduling;
@@ -254,7 +255,7 @@ class OnlyOnLeaderAdvisorTests {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause().hasMessage("group must not be blank");
 			assertThat(context.getStartupFailure()).hasMessageContaining("Invalid group ' ' in @OnlyOnLeader on "
-					+ BlankGroup.class.getName() + ".run()");
+					+ BlankGroup.class.getName() + "#run()");
 		});
 	}
 
@@ -264,6 +265,23 @@ class OnlyOnLeaderAdvisorTests {
 			Jobs jobs = context.getBean(Jobs.class);
 			assertThat(AopUtils.isAopProxy(jobs)).isFalse();
 			assertThat(jobs.reports()).isEqualTo("ran");
+		});
+	}
+
+	@Test
+	void doesNotCheckCallsFromTheSameBean() {
+		this.contextRunner.withBean(SelfCalling.class).run((context) -> {
+			SelfCalling bean = context.getBean(SelfCalling.class);
+			assertThat(bean.reports()).isNull();
+			assertThat(bean.reportsThroughThis()).isEqualTo("ran");
+		});
+	}
+
+	@Test
+	void checksCallsFromTheSameBeanThroughItsProxy() {
+		this.contextRunner.withBean(SelfInjected.class).run((context) -> {
+			SelfInjected bean = context.getBean(SelfInjected.class);
+			assertThat(bean.reportsThroughSelf()).isNull();
 		});
 	}
 
@@ -523,6 +541,38 @@ class OnlyOnLeaderAdvisorTests {
 
 		@OnlyOnLeader(group = "billing")
 		public void bill() {
+		}
+
+	}
+
+	public static class SelfCalling {
+
+		@OnlyOnLeader(group = "reports")
+		public String reports() {
+			return "ran";
+		}
+
+		public String reportsThroughThis() {
+			return reports();
+		}
+
+	}
+
+	public static class SelfInjected {
+
+		private final SelfInjected self;
+
+		public SelfInjected(@Lazy SelfInjected self) {
+			this.self = self;
+		}
+
+		@OnlyOnLeader(group = "reports")
+		public String reports() {
+			return "ran";
+		}
+
+		public String reportsThroughSelf() {
+			return this.self.reports();
 		}
 
 	}

@@ -18,9 +18,11 @@ import java.lang.annotation.Target;
  * {@code toString} and the other methods of {@code Object}.
  *
  * <p>While a call runs, {@link LeadershipContext#current()} gives the {@link Leadership} it runs
- * under: pass its {@link Leadership#term() term} to writes that must be fenced. On shutdown, this
- * instance waits (for at most {@code leader-election.shutdown-timeout}) until running calls have
- * returned before it releases the lease, so a follower never takes over while they still run.
+ * under: pass its {@link Leadership#term() term} to writes that must be fenced. With
+ * {@code leader-election.enabled=false} every call runs, under a leadership of term 0. On
+ * shutdown, this instance waits (for at most {@code leader-election.shutdown-timeout}) until
+ * running calls have returned before it releases the lease, so a follower never takes over while
+ * they still run.
  *
  * <p>NOTE: the annotation works through a Spring proxy, like {@code @Transactional}: a call from
  * one method of a bean to another method of the same bean does not pass the proxy and is not

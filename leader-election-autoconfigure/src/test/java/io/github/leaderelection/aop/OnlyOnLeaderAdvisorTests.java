@@ -20,6 +20,7 @@ import io.github.leaderelection.Leadership;
 import io.github.leaderelection.LeadershipContext;
 import io.github.leaderelection.OnlyOnLeader;
 import io.github.leaderelection.autoconfigure.ApplicationReady;
+import io.github.leaderelection.autoconfigure.DisabledLeaderElectionAutoConfiguration;
 import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import org.aspectj.weaver.Advice;
@@ -57,7 +58,8 @@ class OnlyOnLeaderAdvisorTests {
 	private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class,
+				DisabledLeaderElectionAutoConfiguration.class))
 		.withUserConfiguration(StoreConfiguration.class, JobsConfiguration.class);
 
 	@Test
@@ -260,11 +262,15 @@ class OnlyOnLeaderAdvisorTests {
 	}
 
 	@Test
-	void runsMethodsOnEveryInstanceWhenLeaderElectionIsDisabled() {
+	void runsMethodsOnEveryInstanceUnelectedWhenLeaderElectionIsDisabled() {
 		this.contextRunner.withPropertyValues("leader-election.enabled=false").run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			assertThat(AopUtils.isAopProxy(jobs)).isFalse();
 			assertThat(jobs.reports()).isEqualTo("ran");
+			assertThat(jobs.text()).isEqualTo("ran");
+			Leadership inside = jobs.leadership().orElseThrow();
+			assertThat(inside.group()).isEqualTo("default");
+			assertThat(inside.term()).isZero();
+			assertThat(context.getBean(Reports.class).text()).isEqualTo("ran");
 		});
 	}
 

@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OnlyOnLeaderBeansTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class,
+				DisabledLeaderElectionAutoConfiguration.class))
 		.withPropertyValues("leader-election.backend=in-memory");
 
 	@Test
@@ -118,6 +119,14 @@ class OnlyOnLeaderBeansTests {
 	}
 
 	@Test
+	void failsWhenLeaderElectionIsDisabledToo() {
+		this.contextRunner.withPropertyValues("leader-election.enabled=false")
+			.withBean("jobs", FinalMethod.class)
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.contains(FinalMethod.class.getName() + "#run(String, int) is final"));
+	}
+
+	@Test
 	void failsWithClearMessageWhenAnnotationNamesBlankGroup() {
 		this.contextRunner.withBean("jobs", BlankGroup.class).run((context) -> {
 			FailureAnalysis analysis = analyze(context);
@@ -126,6 +135,14 @@ class OnlyOnLeaderBeansTests {
 			assertThat(analysis.getAction()).startsWith("Set the group of @OnlyOnLeader on "
 					+ BlankGroup.class.getName() + "#run() to a name");
 		});
+	}
+
+	@Test
+	void failsWithClearMessageWhenAnnotationNamesBlankGroupAndLeaderElectionIsDisabled() {
+		this.contextRunner.withPropertyValues("leader-election.enabled=false")
+			.withBean("jobs", BlankGroup.class)
+			.run((context) -> assertThat(analyze(context).getDescription()).isEqualTo("Invalid group ' ' in "
+					+ "@OnlyOnLeader on " + BlankGroup.class.getName() + "#run(): group must not be blank"));
 	}
 
 	@Test

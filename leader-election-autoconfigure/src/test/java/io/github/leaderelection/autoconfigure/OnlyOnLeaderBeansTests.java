@@ -112,6 +112,14 @@ class OnlyOnLeaderBeansTests {
 	}
 
 	@Test
+	void failsWhenClassWithoutInterfacesIsProxiedByClassAlthoughInterfaceProxiesArePreferred() {
+		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
+			.withBean("jobs", FinalMethod.class)
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.contains(FinalMethod.class.getName() + "#run(String, int) is final"));
+	}
+
+	@Test
 	void failsAtStartupForLazyBeansToo() {
 		this.contextRunner.withUserConfiguration(LazyConfiguration.class)
 			.run((context) -> assertThat(analyze(context).getDescription())

@@ -37,7 +37,9 @@ public final class Leadership {
 	}
 
 	/**
-	 * The fencing token: strictly greater than every earlier term of the group.
+	 * The fencing token: strictly greater than every earlier term of the group. Elected terms
+	 * start at 1; with {@code leader-election.enabled=false} this instance leads without an
+	 * election in term 0, which a fence that no elected leader has written yet accepts.
 	 */
 	public long term() {
 		return this.term;

@@ -28,7 +28,9 @@ public final class LeadershipContext {
 
 	/**
 	 * The leadership the current thread acts under, if it runs inside a leader-only method. It may
-	 * have ended since the method started: ask {@link Leadership#isValid()}.
+	 * have ended since the method started: ask {@link Leadership#isValid()}. With
+	 * {@code leader-election.enabled=false} a leader-only method runs under a leadership of term 0
+	 * that stays valid.
 	 */
 	public static Optional<Leadership> current() {
 		return Optional.ofNullable(current.get());

@@ -18,12 +18,18 @@ import java.lang.annotation.Target;
  * {@code toString} and the other methods of {@code Object}.
  *
  * <p>While a call runs, {@link LeadershipContext#current()} gives the {@link Leadership} it runs
- * under: pass its {@link Leadership#term() term} to writes that must be fenced. On shutdown, this
- * instance waits (for at most {@code leader-election.shutdown-timeout}) until running calls have
- * returned before it releases the lease, so a follower never takes over while they still run.
+ * under: pass its {@link Leadership#term() term} to writes that must be fenced. With
+ * {@code leader-election.enabled=false} every call runs, under a leadership of term 0. On
+ * shutdown, this instance waits (for at most {@code leader-election.shutdown-timeout}) until
+ * running calls have returned before it releases the lease, so a follower never takes over while
+ * they still run.
  *
  * <p>NOTE: the annotation works through a Spring proxy, like {@code @Transactional}: a call from
- * one method of a bean to another method of the same bean is not checked.
+ * one method of a bean to another method of the same bean does not pass the proxy and is not
+ * checked. Move the leader-only method to another bean, call it through the proxy (inject the
+ * bean into itself with {@code @Lazy}), or ask {@link LeaderElection#isLeader()} in the code. A
+ * method that no proxy can intercept (a private or static one, or, with class-based proxies, a
+ * final one or one of a final class) fails startup with a message that names it.
  *
  * <p>IMPORTANT: the check happens when the call starts. A call that outlives its leadership (a
  * long job, a process pause) keeps running unless {@link #interruptOnRevoke()} is set and the

@@ -2,13 +2,13 @@ package io.github.leaderelection.autoconfigure;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.function.Supplier;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.aop.OnlyOnLeaderAdvisor;
-import io.github.leaderelection.aop.OnlyOnLeaderGroupJoiner;
 import io.github.leaderelection.aop.OnlyOnLeaderInterceptor;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.event.LeaderElectionEventPublisher;
@@ -89,6 +89,12 @@ public final class LeaderElectionAutoConfiguration {
 	@ConditionalOnMissingBean(LeaderElection.class)
 	LeaderElection leaderElection(LeaderElectionRegistry registry, LeaderElectionProperties properties,
 			Environment environment) {
+		return joinApplicationGroup(registry, properties, environment);
+	}
+
+	/** The election of the application's group, with or without leader election enabled. */
+	static LeaderElection joinApplicationGroup(LeaderElectionRegistry registry, LeaderElectionProperties properties,
+			Environment environment) {
 		String group = properties.determineGroup(environment);
 		try {
 			return registry.join(group);
@@ -143,8 +149,9 @@ public final class LeaderElectionAutoConfiguration {
 	}
 
 	/**
-	 * The {@code @OnlyOnLeader} guard. Its beans are infrastructure, created early by the auto-proxy
-	 * creator, so they depend on the registry and the properties only lazily.
+	 * The {@code @OnlyOnLeader} guard, with leader election enabled or not (then this instance leads
+	 * every group unelected). Its beans are infrastructure, created early by the auto-proxy creator,
+	 * so they depend on the registry and the properties only lazily.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -154,8 +161,9 @@ public final class LeaderElectionAutoConfiguration {
 		@Bean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static OnlyOnLeaderInterceptor onlyOnLeaderInterceptor(ObjectProvider<LeaderElectionRegistry> registry,
-				ObjectProvider<LeaderElectionProperties> properties, Environment environment) {
-			return new OnlyOnLeaderInterceptor(registry::getObject,
+				ObjectProvider<UnelectedLeaderElections> unelected, ObjectProvider<LeaderElectionProperties> properties,
+				Environment environment) {
+			return new OnlyOnLeaderInterceptor(elections(registry, unelected, environment),
 					() -> properties.getObject().determineGroup(environment),
 					() -> properties.getObject().getShutdownTimeout());
 		}
@@ -167,11 +175,20 @@ public final class LeaderElectionAutoConfiguration {
 		}
 
 		@Bean
-		static OnlyOnLeaderGroupJoiner onlyOnLeaderGroupJoiner(ConfigurableListableBeanFactory beanFactory,
-				ObjectProvider<LeaderElectionRegistry> registry, ObjectProvider<LeaderElectionProperties> properties,
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static OnlyOnLeaderBeans onlyOnLeaderBeans(ConfigurableListableBeanFactory beanFactory,
+				ObjectProvider<OnlyOnLeaderAdvisor> advisor, ObjectProvider<LeaderElectionRegistry> registry,
+				ObjectProvider<UnelectedLeaderElections> unelected, ObjectProvider<LeaderElectionProperties> properties,
 				Environment environment) {
-			return new OnlyOnLeaderGroupJoiner(beanFactory, registry::getObject,
+			return new OnlyOnLeaderBeans(beanFactory, () -> advisor.getObject().getPointcut().getMethodMatcher(),
+					elections(registry, unelected, environment),
 					() -> properties.getObject().determineGroup(environment));
+		}
+
+		private static Supplier<LeaderElectionRegistry> elections(ObjectProvider<LeaderElectionRegistry> registry,
+				ObjectProvider<UnelectedLeaderElections> unelected, Environment environment) {
+			boolean enabled = environment.getProperty("leader-election.enabled", Boolean.class, true);
+			return enabled ? registry::getObject : () -> unelected.getObject().registry();
 		}
 
 	}

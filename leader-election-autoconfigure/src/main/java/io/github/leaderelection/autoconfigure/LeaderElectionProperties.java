@@ -18,8 +18,8 @@ public class LeaderElectionProperties {
 	static final String DEFAULT_GROUP = "default";
 
 	/**
-	 * Whether to enable leader election. When disabled, methods annotated with OnlyOnLeader run on
-	 * every instance.
+	 * Whether to enable leader election. When disabled, there is no election: every instance
+	 * leads every group in term 0 and runs the methods annotated with OnlyOnLeader.
 	 */
 	private boolean enabled = true;
 

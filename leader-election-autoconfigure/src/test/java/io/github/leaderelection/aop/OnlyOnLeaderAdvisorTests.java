@@ -20,6 +20,7 @@ import io.github.leaderelection.Leadership;
 import io.github.leaderelection.LeadershipContext;
 import io.github.leaderelection.OnlyOnLeader;
 import io.github.leaderelection.autoconfigure.ApplicationReady;
+import io.github.leaderelection.autoconfigure.DisabledLeaderElectionAutoConfiguration;
 import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import org.aspectj.weaver.Advice;
@@ -38,6 +39,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.scheduling.annotation.EnableScheduling;
@@ -56,7 +58,8 @@ class OnlyOnLeaderAdvisorTests {
 	private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class,
+				DisabledLeaderElectionAutoConfiguration.class))
 		.withUserConfiguration(StoreConfiguration.class, JobsConfiguration.class);
 
 	@Test
@@ -254,16 +257,37 @@ class OnlyOnLeaderAdvisorTests {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause().hasMessage("group must not be blank");
 			assertThat(context.getStartupFailure()).hasMessageContaining("Invalid group ' ' in @OnlyOnLeader on "
-					+ BlankGroup.class.getName() + ".run()");
+					+ BlankGroup.class.getName() + "#run()");
 		});
 	}
 
 	@Test
-	void runsMethodsOnEveryInstanceWhenLeaderElectionIsDisabled() {
+	void runsMethodsOnEveryInstanceUnelectedWhenLeaderElectionIsDisabled() {
 		this.contextRunner.withPropertyValues("leader-election.enabled=false").run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			assertThat(AopUtils.isAopProxy(jobs)).isFalse();
 			assertThat(jobs.reports()).isEqualTo("ran");
+			assertThat(jobs.text()).isEqualTo("ran");
+			Leadership inside = jobs.leadership().orElseThrow();
+			assertThat(inside.group()).isEqualTo("default");
+			assertThat(inside.term()).isZero();
+			assertThat(context.getBean(Reports.class).text()).isEqualTo("ran");
+		});
+	}
+
+	@Test
+	void doesNotCheckCallsFromTheSameBean() {
+		this.contextRunner.withBean(SelfCalling.class).run((context) -> {
+			SelfCalling bean = context.getBean(SelfCalling.class);
+			assertThat(bean.reports()).isNull();
+			assertThat(bean.reportsThroughThis()).isEqualTo("ran");
+		});
+	}
+
+	@Test
+	void checksCallsFromTheSameBeanThroughItsProxy() {
+		this.contextRunner.withBean(SelfInjected.class).run((context) -> {
+			SelfInjected bean = context.getBean(SelfInjected.class);
+			assertThat(bean.reportsThroughSelf()).isNull();
 		});
 	}
 
@@ -523,6 +547,38 @@ class OnlyOnLeaderAdvisorTests {
 
 		@OnlyOnLeader(group = "billing")
 		public void bill() {
+		}
+
+	}
+
+	public static class SelfCalling {
+
+		@OnlyOnLeader(group = "reports")
+		public String reports() {
+			return "ran";
+		}
+
+		public String reportsThroughThis() {
+			return reports();
+		}
+
+	}
+
+	public static class SelfInjected {
+
+		private final SelfInjected self;
+
+		public SelfInjected(@Lazy SelfInjected self) {
+			this.self = self;
+		}
+
+		@OnlyOnLeader(group = "reports")
+		public String reports() {
+			return "ran";
+		}
+
+		public String reportsThroughSelf() {
+			return this.self.reports();
 		}
 
 	}

@@ -16,7 +16,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -24,7 +25,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Two sample-app JVMs elect through the local MariaDB: one leads, a graceful stop hands over
  * within about a retry period, a {@code kill -9} fails over after the lease, and the fenced job
- * rows show terms that never interleave.
+ * rows show terms that never interleave. It runs twice: on the ordinary context, and on the context
+ * that Spring's AOT processing generated at build time ({@code -Dspring.aot.enabled=true}), so that
+ * both elect and gate alike.
  */
 class TwoInstancesIT {
 
@@ -55,10 +58,16 @@ class TwoInstancesIT {
 		}
 	}
 
-	@Test
-	void oneLeaderGracefulHandoverAndCrashFailover() throws Exception {
+	private boolean aot;
+
+	@ParameterizedTest(name = "aot={0}")
+	@ValueSource(booleans = { false, true })
+	void oneLeaderGracefulHandoverAndCrashFailover(boolean aot) throws Exception {
+		this.aot = aot;
 		Process a = start("it-a");
 		await().atMost(Duration.ofSeconds(90)).until(() -> "it-a".equals(holder()) && runsBy("it-a") > 0);
+		assertThat(logOf("it-a").contains("Starting AOT-processed SampleApplication")).as("ran on the AOT context")
+			.isEqualTo(aot);
 		Process b = start("it-b");
 		await().atMost(Duration.ofSeconds(90)).until(() -> logOf("it-b").contains("Started SampleApplication"));
 		Thread.sleep(LEASE.toMillis());
@@ -113,7 +122,8 @@ class TwoInstancesIT {
 		Path log = Path.of("target", "it-logs", this.group + "-" + candidateId + ".log");
 		Files.createDirectories(log.getParent());
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		List<String> command = List.of(java, "-Xmx256m", "-jar", System.getProperty("sample.jar", "target/sample-app.jar"),
+		List<String> command = List.of(java, "-Xmx256m", "-Dspring.aot.enabled=" + this.aot, "-jar",
+				System.getProperty("sample.jar", "target/sample-app.jar"),
 				"--spring.profiles.active=mariadb", "--server.port=0", "--leader-election.group=" + this.group,
 				"--leader-election.candidate-id=" + candidateId, "--leader-election.lease-duration=" + LEASE.toMillis() + "ms",
 				"--leader-election.renew-deadline=3s", "--leader-election.retry-period=" + RETRY.toMillis() + "ms",

@@ -68,7 +68,7 @@ public final class LeaderElectionAutoConfiguration {
 		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store)
 			.timing(timing(properties))
 			.releaseOnShutdown(properties.isReleaseOnShutdown())
-			.shutdownTimeout(properties.getShutdownTimeout());
+			.shutdownTimeout(shutdownTimeout(properties));
 		String candidateId = properties.getCandidateId();
 		if (candidateId != null) {
 			builder.candidateId(candidateId);
@@ -132,9 +132,21 @@ public final class LeaderElectionAutoConfiguration {
 							+ ex.getMessage(),
 					"Update leader-election.lease-duration, leader-election.renew-deadline and "
 							+ "leader-election.retry-period so that lease-duration > renew-deadline > 1.2 x retry-period "
-							+ "(the defaults are 15s, 10s and 2s).",
+							+ "and retry-period >= " + ElectionTiming.MINIMUM_RETRY_PERIOD.toMillis()
+							+ "ms (the defaults are 15s, 10s and 2s).",
 					ex);
 		}
+	}
+
+	private static Duration shutdownTimeout(LeaderElectionProperties properties) {
+		Duration timeout = properties.getShutdownTimeout();
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new LeaderElectionConfigurationException(
+					"Invalid value '" + print(timeout) + "' for leader-election.shutdown-timeout: it must be positive",
+					"Set leader-election.shutdown-timeout to how long shutdown may wait for running @OnlyOnLeader "
+							+ "methods before the leases are released, for example 10s (the default).");
+		}
+		return timeout;
 	}
 
 	private static String print(Duration duration) {

@@ -224,8 +224,52 @@ class LeaderElectionAutoConfigurationTests {
 	@Test
 	void failsWithClearMessageWhenRetryPeriodIsZero() {
 		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.retry-period=0s")
+			.run((context) -> assertThat(analyze(context).getDescription()).contains("leader-election.retry-period=0s")
+				.contains("retry-period must be positive"));
+	}
+
+	@Test
+	void failsWithClearMessageWhenRetryPeriodIsBelowTheFloorThatAStoreCallNeeds() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.retry-period=1ms")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).contains("leader-election.retry-period=1ms")
+					.contains("retry-period must be at least 100ms (it is also the timeout of every store call)");
+				assertThat(analysis.getAction()).contains("retry-period >= 100ms");
+			});
+	}
+
+	@Test
+	void failsWithClearMessageWhenLeaseDurationIsNegative() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.lease-duration=-15s")
+			.run((context) -> assertThat(analyze(context).getDescription()).contains("leader-election.lease-duration=-15s")
+				.contains("lease-duration must be positive")
+				.doesNotContain("must be greater than renew-deadline"));
+	}
+
+	@Test
+	void failsWithClearMessageWhenRenewDeadlineIsZero() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.renew-deadline=0s")
+			.run((context) -> assertThat(analyze(context).getDescription()).contains("renew-deadline must be positive"));
+	}
+
+	@Test
+	void failsWithClearMessageWhenShutdownTimeoutIsNegative() {
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.shutdown-timeout=-1s")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription())
+					.isEqualTo("Invalid value '-1s' for leader-election.shutdown-timeout: it must be positive");
+				assertThat(analysis.getAction()).contains("leader-election.shutdown-timeout");
+			});
+	}
+
+	@Test
+	void failsWithClearMessageWhenShutdownTimeoutIsZeroWhichWouldWaitForever() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.shutdown-timeout=0s")
 			.run((context) -> assertThat(analyze(context).getDescription())
-				.contains("retry-period must be at least 1ms"));
+				.isEqualTo("Invalid value '0s' for leader-election.shutdown-timeout: it must be positive"));
 	}
 
 	@Test

@@ -182,7 +182,7 @@ class LeaderElectionAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("leader-election.backend=mongo").run((context) -> {
 			FailureAnalysis analysis = analyze(context);
 			assertThat(analysis.getDescription()).startsWith("Invalid value 'mongo' for leader-election.backend");
-			assertThat(analysis.getAction()).isEqualTo("Set leader-election.backend to an available backend (jdbc, "
+			assertThat(analysis.getAction()).isEqualTo("Set leader-election.backend to a backend on the class path (jdbc, "
 					+ "redis, zookeeper, in-memory), or remove it to detect the backend from the application's beans.");
 		});
 	}

@@ -15,11 +15,14 @@ import io.github.leaderelection.event.LeaderElectionEventPublisher;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -29,6 +32,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Tests for {@link LeaderElectionAutoConfiguration}.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LeaderElectionAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -175,6 +179,24 @@ class LeaderElectionAutoConfigurationTests {
 				.contains("LeaseStore bean")
 				.contains("leader-election.enabled=false");
 		});
+	}
+
+	@Test
+	void warnsOnceThatUnnamedApplicationsShareTheDefaultGroup(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory").run((context) -> {
+			assertThat(context.getBean(LeaderElection.class).group()).isEqualTo("default");
+			assertThat(output).containsOnlyOnce("Leader election joins group 'default' because neither "
+					+ "leader-election.group nor spring.application.name is set")
+				.contains("Set spring.application.name");
+		});
+	}
+
+	@Test
+	void saysNothingAboutTheGroupWhenTheApplicationHasAName(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "spring.application.name=orders")
+			.run((context) -> assertThat(output).doesNotContain("Leader election joins group"));
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.group=billing")
+			.run((context) -> assertThat(output).doesNotContain("Leader election joins group"));
 	}
 
 	@Test

@@ -50,7 +50,7 @@ import org.springframework.util.StringUtils;
 		"org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LeaderElectionProperties.class)
-@Import({ JdbcBackendConfiguration.class, RedisBackendConfiguration.class, ZookeeperBackendConfiguration.class,
+@Import({ SpringBootVersionCheck.class, JdbcBackendConfiguration.class, RedisBackendConfiguration.class, ZookeeperBackendConfiguration.class,
 		InMemoryBackendConfiguration.class, LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class })
 public final class LeaderElectionAutoConfiguration {
 

@@ -46,6 +46,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 
 	private volatile @Nullable LeaseSql sql;
 
+	private volatile @Nullable TableSetup pendingTableSetup;
+
 	public JdbcLeaseStore(DataSource dataSource) {
 		this(dataSource, DEFAULT_TABLE_NAME);
 	}
@@ -87,22 +89,12 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	public void createTableIfMissing() {
 		try {
 			this.runner.run(null, (connection) -> {
-				sql(connection);
-				try (Statement statement = connection.createStatement()) {
-					return statement.execute(ddl());
-				}
+				createTableIfMissing(connection);
+				return null;
 			});
 		}
 		catch (SQLException ex) {
-			// Nodes starting together race on the catalog (PostgreSQL then reports a unique violation
-			// to all but one): what counts is that the table is there now.
-			try {
-				verifyTable();
-			}
-			catch (RuntimeException stillMissing) {
-				throw new LeaderElectionException("Could not create table " + this.tableName + ": " + ex.getMessage(),
-						ex);
-			}
+			throw new LeaderElectionException("Could not create table " + this.tableName + ": " + ex.getMessage(), ex);
 		}
 	}
 
@@ -114,11 +106,49 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	public void verifyTable() {
 		try {
 			this.runner.run(null, (connection) -> {
-				try (Statement statement = connection.createStatement();
-						ResultSet rows = statement.executeQuery(sql(connection).verify())) {
-					return rows.next();
-				}
+				verifyTable(connection);
+				return null;
 			});
+		}
+		catch (SQLException ex) {
+			throw new LeaderElectionException("Could not verify table " + this.tableName + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Makes the first operation that reaches the database create this store's table unless it
+	 * exists ({@code create}), or check that it exists, before it does its work: for an
+	 * application that starts while its database is down. Until that has succeeded, every
+	 * operation fails, with the reason the database gave or with the statement that creates the
+	 * missing table. Call it before the store is used.
+	 * @param create whether to create the table if it is missing, rather than only check it
+	 */
+	public void prepareTableOnFirstUse(boolean create) {
+		this.pendingTableSetup = create ? TableSetup.CREATE : TableSetup.VERIFY;
+	}
+
+	private void createTableIfMissing(Connection connection) throws SQLException {
+		sql(connection);
+		try (Statement statement = connection.createStatement()) {
+			statement.execute(ddl());
+		}
+		catch (SQLException ex) {
+			// Nodes starting together race on the catalog (PostgreSQL then reports a unique violation
+			// to all but one): what counts is that the table is there now.
+			try {
+				verifyTable(connection);
+			}
+			catch (SQLException | RuntimeException stillMissing) {
+				ex.addSuppressed(stillMissing);
+				throw ex;
+			}
+		}
+	}
+
+	private void verifyTable(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery(sql(connection).verify())) {
+			rows.next();
 		}
 		catch (SQLException ex) {
 			// Class 42 is "syntax error or access rule violation": here, an unknown table or column.
@@ -126,7 +156,7 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 				throw new IllegalStateException("The leader election table " + this.tableName + " is missing or lacks "
 						+ "columns (" + ex.getMessage() + "); create it with:\n" + ddl() + ";", ex);
 			}
-			throw new LeaderElectionException("Could not verify table " + this.tableName + ": " + ex.getMessage(), ex);
+			throw ex;
 		}
 	}
 
@@ -305,12 +335,29 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	private <T> T execute(String operation, String group, Duration timeout, SqlWork<T> work) {
 		Objects.requireNonNull(group, "group");
 		try {
-			return this.runner.run(timeout, (connection) -> work.run(connection, sql(connection)));
+			return this.runner.run(timeout, (connection) -> work.run(connection, prepared(connection)));
 		}
 		catch (SQLException ex) {
 			throw new LeaderElectionException("Could not " + operation + " group '" + group + "' in table "
 					+ this.tableName + ": " + ex.getMessage(), ex);
 		}
+	}
+
+	/** The SQL for the database, once the table is set up if that was asked for. */
+	private LeaseSql prepared(Connection connection) throws SQLException {
+		LeaseSql sql = sql(connection);
+		TableSetup setup = this.pendingTableSetup;
+		if (setup != null) {
+			// Concurrent first operations may both do this: creating and checking are idempotent.
+			if (setup == TableSetup.CREATE) {
+				createTableIfMissing(connection);
+			}
+			else {
+				verifyTable(connection);
+			}
+			this.pendingTableSetup = null;
+		}
+		return sql;
 	}
 
 	private LeaseSql sql(Connection connection) throws SQLException {
@@ -326,6 +373,12 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 			}
 		}
 		return sql;
+	}
+
+	private enum TableSetup {
+
+		CREATE, VERIFY
+
 	}
 
 	@FunctionalInterface

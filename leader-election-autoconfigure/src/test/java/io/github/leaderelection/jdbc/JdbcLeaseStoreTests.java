@@ -134,6 +134,48 @@ class JdbcLeaseStoreTests {
 
 	@ParameterizedTest
 	@MethodSource("databases")
+	void createsTableOnFirstUseOnceDatabaseAnswers(Supplier<DataSource> database) {
+		DataSource dataSource = database.get();
+		DatabaseOutage outage = new DatabaseOutage(dataSource);
+		String table = ScratchTable.uniqueName();
+		JdbcLeaseStore store = new JdbcLeaseStore(outage, table, false);
+		store.prepareTableOnFirstUse(true);
+		try {
+			assertThatExceptionOfType(LeaderElectionException.class)
+				.isThrownBy(() -> store.tryAcquire("orders", "a", LIVE, TIMEOUT))
+				.withMessageContaining("Connection refused");
+			outage.end();
+			Lease lease = store.tryAcquire("orders", "a", LIVE, TIMEOUT).orElseThrow();
+			assertThat(lease.term()).isEqualTo(1);
+			new JdbcLeaseStore(dataSource, table).verifyTable();
+		}
+		finally {
+			ScratchTable.execute(dataSource, "DROP TABLE IF EXISTS " + table);
+		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("databases")
+	void checksTableOnFirstUseNamingStatementWhileItIsMissing(Supplier<DataSource> database) {
+		ScratchTable table = new ScratchTable(database.get(), ScratchTable.uniqueName());
+		JdbcLeaseStore store = table.store();
+		store.prepareTableOnFirstUse(false);
+		try {
+			assertThatIllegalStateException().isThrownBy(() -> store.read("orders", TIMEOUT))
+				.withMessageContaining("The leader election table " + table.name() + " is missing")
+				.withMessageContaining(store.ddl());
+			assertThatIllegalStateException().isThrownBy(() -> store.tryAcquire("orders", "a", LIVE, TIMEOUT))
+				.withMessageContaining(store.ddl());
+			new JdbcLeaseStore(table.dataSource(), table.name()).createTableIfMissing();
+			assertThat(store.tryAcquire("orders", "a", LIVE, TIMEOUT)).isPresent();
+		}
+		finally {
+			table.drop();
+		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("databases")
 	void worksOnSchemaQualifiedTable(Supplier<DataSource> database) {
 		DataSource dataSource = database.get();
 		String schema = "le_schema_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);

@@ -28,6 +28,13 @@ public class LeaderElectionJdbcProperties {
 	 */
 	private boolean notifications = true;
 
+	/**
+	 * Whether to fail startup when the database cannot be reached. Otherwise the application
+	 * starts, the election retries and reports the store as down, and the lease table is created
+	 * or checked once the database answers.
+	 */
+	private boolean failFast;
+
 	public String getTableName() {
 		return this.tableName;
 	}
@@ -50,6 +57,14 @@ public class LeaderElectionJdbcProperties {
 
 	public void setNotifications(boolean notifications) {
 		this.notifications = notifications;
+	}
+
+	public boolean isFailFast() {
+		return this.failFast;
+	}
+
+	public void setFailFast(boolean failFast) {
+		this.failFast = failFast;
 	}
 
 }

@@ -71,7 +71,7 @@ class LeaderElectionPropertiesTests {
 					"leader-election.renew-deadline", "leader-election.retry-period",
 					"leader-election.release-on-shutdown", "leader-election.shutdown-timeout",
 					"leader-election.jdbc.table-name", "leader-election.jdbc.initialize-schema",
-					"leader-election.jdbc.notifications",
+					"leader-election.jdbc.notifications", "leader-election.jdbc.fail-fast",
 					"leader-election.redis.key-prefix", "leader-election.redis.replica-acks",
 					"leader-election.redis.replica-ack-timeout", "leader-election.zookeeper.connect-string",
 					"leader-election.zookeeper.session-timeout", "leader-election.zookeeper.connection-timeout",

@@ -30,8 +30,9 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Elects through a table in the application's database, after any database initializer (Flyway,
- * Liquibase, SQL scripts) has run. At startup it creates the table when schema initialization
- * applies or checks it otherwise. A database that does not answer at startup fails
+ * Liquibase, SQL scripts) has run. At startup it refuses an in-memory database, which would give
+ * every instance a database and a leadership of its own, and creates the table when schema
+ * initialization applies or checks it otherwise. A database that does not answer at startup fails
  * it only with {@code leader-election.jdbc.fail-fast}: otherwise the store creates or checks the
  * table once the database answers, and the election retries until then like on any other store.
  * The store is closed with the context, which ends its PostgreSQL listener, if any.
@@ -51,6 +52,8 @@ class JdbcBackendConfiguration {
 
 	private static final String FAIL_FAST_PROPERTY = "leader-election.jdbc.fail-fast";
 
+	private static final String ALLOW_IN_MEMORY_DATABASE_PROPERTY = "leader-election.jdbc.allow-in-memory-database";
+
 	@Bean
 	@DependsOnDatabaseInitialization
 	JdbcLeaseStore leaderElectionLeaseStore(LeaderElectionJdbcProperties properties,
@@ -61,14 +64,22 @@ class JdbcBackendConfiguration {
 			throw noUniqueDataSource(beanFactory);
 		}
 		JdbcLeaseStore store = createStore(selected, properties.getTableName(), properties.isNotifications());
-		try (Connection connection = selected.getConnection()) {
-			// Only to see that the database answers.
+		Connection connection;
+		try {
+			connection = selected.getConnection();
 		}
 		catch (SQLException | RuntimeException ex) {
+			// Not an in-memory database either: that lives in this process and always answers.
 			unreachable(store, properties, properties.getInitializeSchema() == DatabaseInitializationMode.ALWAYS, ex);
 			return store;
 		}
-		initializeSchema(store, selected, properties);
+		String url = url(connection);
+		boolean inMemory = InMemoryDatabases.isInMemoryUrl(url);
+		boolean embedded = inMemory || EmbeddedDatabaseConnection.isEmbedded(selected);
+		if (embedded) {
+			checkAllowed(url, inMemory, properties);
+		}
+		initializeSchema(store, embedded, properties);
 		return store;
 	}
 
@@ -86,11 +97,41 @@ class JdbcBackendConfiguration {
 		}
 	}
 
-	private static void initializeSchema(JdbcLeaseStore store, DataSource dataSource,
+	/** The URL the connection reports, which it closes, or {@code null} if the driver does not tell. */
+	private static @Nullable String url(Connection connection) {
+		try (connection) {
+			return connection.getMetaData().getURL();
+		}
+		catch (SQLException ex) {
+			logger.debug("Could not read the URL of the leader election database", ex);
+			return null;
+		}
+	}
+
+	/**
+	 * Refuses a database that only this process can see, unless told otherwise: every instance
+	 * would elect itself, and nothing would show it.
+	 */
+	private static void checkAllowed(@Nullable String url, boolean inMemory, LeaderElectionJdbcProperties properties) {
+		String database = ((url != null) ? withoutParameters(url) + ", " : "") + "an "
+				+ (inMemory ? "in-memory" : "embedded") + " database that only this process can see";
+		if (properties.isAllowInMemoryDatabase()) {
+			logger.debug("Electing through {}, as {} is true", database, ALLOW_IN_MEMORY_DATABASE_PROPERTY);
+			return;
+		}
+		throw new LeaderElectionConfigurationException("Leader election would elect through " + database
+				+ ": every instance of the application would have a database of its own, and lead.",
+				"Set spring.datasource.url to a database that all instances share (or mark such a DataSource with "
+						+ "@LeaderElectionDataSource), or, if the application runs as a single instance on purpose, set "
+						+ BackendDetection.BACKEND_PROPERTY + "=in-memory. (Tests of the JDBC backend itself may set "
+						+ ALLOW_IN_MEMORY_DATABASE_PROPERTY + "=true.)");
+	}
+
+	private static void initializeSchema(JdbcLeaseStore store, boolean embedded,
 			LeaderElectionJdbcProperties properties) {
 		DatabaseInitializationMode mode = properties.getInitializeSchema();
 		boolean create = mode == DatabaseInitializationMode.ALWAYS
-				|| (mode == DatabaseInitializationMode.EMBEDDED && EmbeddedDatabaseConnection.isEmbedded(dataSource));
+				|| (mode == DatabaseInitializationMode.EMBEDDED && embedded);
 		try {
 			if (create) {
 				store.createTableIfMissing();
@@ -175,6 +216,18 @@ class JdbcBackendConfiguration {
 
 	private static String message(Throwable ex) {
 		return (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getName();
+	}
+
+	/** A JDBC URL without its settings, which may hold a password. */
+	private static String withoutParameters(String url) {
+		int end = url.length();
+		for (char separator : new char[] { ';', '?' }) {
+			int index = url.indexOf(separator);
+			if (index >= 0) {
+				end = Math.min(end, index);
+			}
+		}
+		return url.substring(0, end);
 	}
 
 	private static LeaderElectionConfigurationException noUniqueDataSource(ListableBeanFactory beanFactory) {

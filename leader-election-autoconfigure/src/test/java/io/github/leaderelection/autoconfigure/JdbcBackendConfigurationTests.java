@@ -24,6 +24,7 @@ import io.github.leaderelection.jdbc.JdbcLeaseStore;
 import io.github.leaderelection.jdbc.TestDatabases;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
+import org.apache.derby.jdbc.EmbeddedDataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.Test;
@@ -56,10 +57,15 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class JdbcBackendConfigurationTests {
 
+	private static final String ALLOW_IN_MEMORY_DATABASE = "leader-election.jdbc.allow-in-memory-database";
+
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
-			AutoConfigurations.of(DataSourceAutoConfiguration.class, LeaderElectionAutoConfiguration.class));
+	// Most tests elect through an in-memory database of their own, which applications may not.
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(DataSourceAutoConfiguration.class, LeaderElectionAutoConfiguration.class))
+		.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=true");
 
 	@TempDir
 	Path directory;
@@ -212,6 +218,81 @@ class JdbcBackendConfigurationTests {
 			assertThat(analysis.getAction())
 				.isEqualTo("Set leader-election.jdbc.initialize-schema to one of: always, embedded, never.");
 		});
+	}
+
+	@Test
+	void failsNamingTheWaysOutWhenDatabaseIsInMemory() {
+		this.contextRunner.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).startsWith("Leader election would elect through jdbc:h2:mem:")
+				.contains("an in-memory database that only this process can see")
+				.contains("every instance of the application would have a database of its own, and lead")
+				.doesNotContain("DB_CLOSE_DELAY");
+			assertThat(analysis.getAction()).startsWith("Set spring.datasource.url to a database that all instances "
+					+ "share (or mark such a DataSource with @LeaderElectionDataSource), or, if the application runs "
+					+ "as a single instance on purpose, set leader-election.backend=in-memory.")
+				.contains(ALLOW_IN_MEMORY_DATABASE + "=true");
+		});
+	}
+
+	@Test
+	void failsWhenDatabaseIsHsqldbInMemory() {
+		this.contextRunner
+			.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false", "spring.datasource.url=jdbc:hsqldb:mem:elections")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.startsWith("Leader election would elect through jdbc:hsqldb:mem:elections, an in-memory database"));
+	}
+
+	@Test
+	void failsWhenDatabaseIsDerbyInMemory() {
+		// Derby writes derby.log into the working directory unless told otherwise.
+		System.setProperty("derby.stream.error.field", "java.lang.System.err");
+		this.contextRunner.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false")
+			.withBean(DataSource.class, () -> {
+				EmbeddedDataSource dataSource = new EmbeddedDataSource();
+				dataSource.setDatabaseName("memory:elections");
+				dataSource.setCreateDatabase("create");
+				return dataSource;
+			})
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.startsWith("Leader election would elect through jdbc:derby:memory:elections, an in-memory database"));
+	}
+
+	@Test
+	void failsWhenDataSourceChosenAmongSeveralIsInMemory() {
+		this.contextRunner.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false")
+			.withUserConfiguration(QualifiedDataSourceConfiguration.class)
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.startsWith("Leader election would elect through jdbc:h2:mem:qualified-election, an in-memory "));
+	}
+
+	@Test
+	void electsThroughFileDatabaseSharedByAutoServer() {
+		this.contextRunner
+			.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false",
+					"spring.datasource.url=" + fileDatabaseUrl() + ";AUTO_SERVER=TRUE",
+					"leader-election.jdbc.initialize-schema=always")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseStore.class);
+				ApplicationReady.publish(context);
+				await().atMost(TIMEOUT).until(context.getBean(LeaderElection.class)::isLeader);
+			});
+	}
+
+	@Test
+	void electsThroughInMemoryDatabaseServedOverTheNetwork() throws Exception {
+		int port = freePort();
+		Server server = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists").start();
+		try {
+			this.contextRunner
+				.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false",
+						"spring.datasource.url=jdbc:h2:tcp://127.0.0.1:" + port + "/mem:shared;DB_CLOSE_DELAY=-1",
+						"leader-election.jdbc.initialize-schema=always")
+				.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseStore.class));
+		}
+		finally {
+			server.stop();
+		}
 	}
 
 	@Test

@@ -72,6 +72,7 @@ class LeaderElectionPropertiesTests {
 					"leader-election.release-on-shutdown", "leader-election.shutdown-timeout",
 					"leader-election.jdbc.table-name", "leader-election.jdbc.initialize-schema",
 					"leader-election.jdbc.notifications", "leader-election.jdbc.fail-fast",
+					"leader-election.jdbc.allow-in-memory-database",
 					"leader-election.redis.key-prefix", "leader-election.redis.replica-acks",
 					"leader-election.redis.replica-ack-timeout", "leader-election.zookeeper.connect-string",
 					"leader-election.zookeeper.session-timeout", "leader-election.zookeeper.connection-timeout",

@@ -16,6 +16,8 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static io.github.leaderelection.jdbc.SqlRunner.prepare;
 import static io.github.leaderelection.jdbc.SqlRunner.transaction;
@@ -34,6 +36,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 
 	private static final String DEFAULT_TABLE_NAME = "leader_election";
 
+	private static final Logger logger = LoggerFactory.getLogger(JdbcLeaseStore.class);
+
 	private final SqlRunner runner;
 
 	private final String tableName;
@@ -47,6 +51,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	private volatile @Nullable LeaseSql sql;
 
 	private volatile @Nullable TableSetup pendingTableSetup;
+
+	private volatile boolean tableSetupFailureLogged;
 
 	public JdbcLeaseStore(DataSource dataSource) {
 		this(dataSource, DEFAULT_TABLE_NAME);
@@ -345,9 +351,12 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 
 	/** The SQL for the database, once the table is set up if that was asked for. */
 	private LeaseSql prepared(Connection connection) throws SQLException {
-		LeaseSql sql = sql(connection);
 		TableSetup setup = this.pendingTableSetup;
-		if (setup != null) {
+		if (setup == null) {
+			return sql(connection);
+		}
+		try {
+			LeaseSql sql = sql(connection);
 			// Concurrent first operations may both do this: creating and checking are idempotent.
 			if (setup == TableSetup.CREATE) {
 				createTableIfMissing(connection);
@@ -356,8 +365,25 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 				verifyTable(connection);
 			}
 			this.pendingTableSetup = null;
+			return sql;
 		}
-		return sql;
+		catch (SQLException | RuntimeException ex) {
+			// The engine warns of the first failure in a row only, which was likely the database
+			// being down: that it now answers but the table is not there deserves a warning too.
+			if (!this.tableSetupFailureLogged) {
+				this.tableSetupFailureLogged = true;
+				if (setup == TableSetup.CREATE) {
+					logger.warn("The database answers, but the leader election table {} could not be created, and the "
+							+ "election fails until it exists ({}). Make sure the database user may create it, or "
+							+ "create it with:\n{};", this.tableName, ex.getMessage(), ddl());
+				}
+				else {
+					logger.warn("The database answers, but the election fails until the leader election table {} is "
+							+ "usable: {}", this.tableName, ex.getMessage());
+				}
+			}
+			throw ex;
+		}
 	}
 
 	private LeaseSql sql(Connection connection) throws SQLException {

@@ -1,6 +1,7 @@
 package io.github.leaderelection.autoconfigure;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -73,12 +74,13 @@ class JdbcBackendConfiguration {
 			unreachable(store, properties, properties.getInitializeSchema() == DatabaseInitializationMode.ALWAYS, ex);
 			return store;
 		}
-		String url = url(connection);
-		boolean inMemory = InMemoryDatabases.isInMemoryUrl(url);
+		Database database = Database.of(connection);
+		boolean inMemory = InMemoryDatabases.isInMemoryUrl(database.url());
 		boolean embedded = inMemory || EmbeddedDatabaseConnection.isEmbedded(selected);
 		if (embedded) {
-			checkAllowed(url, inMemory, properties);
+			checkAllowed(database.url(), inMemory, properties);
 		}
+		checkSupported(database);
 		initializeSchema(store, embedded, properties);
 		return store;
 	}
@@ -97,14 +99,20 @@ class JdbcBackendConfiguration {
 		}
 	}
 
-	/** The URL the connection reports, which it closes, or {@code null} if the driver does not tell. */
-	private static @Nullable String url(Connection connection) {
-		try (connection) {
-			return connection.getMetaData().getURL();
+	private static void checkSupported(Database database) {
+		if (database.productName() == null) {
+			return; // the first store operation reports it, if need be
 		}
-		catch (SQLException ex) {
-			logger.debug("Could not read the URL of the leader election database", ex);
-			return null;
+		try {
+			JdbcLeaseStore.requireSupportedDatabase(database.productName());
+		}
+		catch (IllegalStateException ex) {
+			throw new LeaderElectionConfigurationException(
+					ex.getMessage() + ((database.url() != null) ? " (" + withoutParameters(database.url()) + ")" : "")
+							+ ".",
+					"Mark a DataSource on one of those databases with @LeaderElectionDataSource, or set "
+							+ BackendDetection.BACKEND_PROPERTY + " to another backend (redis or zookeeper).",
+					ex);
 		}
 	}
 
@@ -241,6 +249,27 @@ class JdbcBackendConfiguration {
 
 	private static String value(@Nullable DatabaseInitializationMode mode) {
 		return (mode != null) ? mode.name().toLowerCase(Locale.ROOT) : "";
+	}
+
+	/**
+	 * What a connection tells of its database.
+	 * @param url the JDBC URL, if the driver tells
+	 * @param productName the product name, if the driver tells
+	 */
+	private record Database(@Nullable String url, @Nullable String productName) {
+
+		/** Reads what the connection tells, and closes it. */
+		static Database of(Connection connection) {
+			try (connection) {
+				DatabaseMetaData metaData = connection.getMetaData();
+				return new Database(metaData.getURL(), metaData.getDatabaseProductName());
+			}
+			catch (SQLException ex) {
+				logger.debug("Could not read the metadata of the leader election database", ex);
+				return new Database(null, null);
+			}
+		}
+
 	}
 
 }

@@ -86,6 +86,16 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 		return this.channel;
 	}
 
+	/**
+	 * Checks that the store supports a database.
+	 * @param productName the name that {@link java.sql.DatabaseMetaData#getDatabaseProductName()}
+	 * reports
+	 * @throws IllegalStateException naming the database and the supported ones if it is not one
+	 */
+	public static void requireSupportedDatabase(String productName) {
+		SqlDialect.forProductName(Objects.requireNonNull(productName, "productName"));
+	}
+
 	/** Returns the statement that creates this store's table, the same for every supported database. */
 	public String ddl() {
 		return LeaseSql.ddl(this.tableName);

@@ -267,6 +267,23 @@ class JdbcBackendConfigurationTests {
 	}
 
 	@Test
+	void failsNamingSupportedDatabasesWhenDatabaseIsNotOne() {
+		String url = "jdbc:hsqldb:file:" + this.directory.resolve("hsqldb").toAbsolutePath();
+		this.contextRunner
+			.withPropertyValues("spring.datasource.url=" + url + ";shutdown=true",
+					"leader-election.jdbc.initialize-schema=always")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription())
+					.isEqualTo("The JDBC lease store does not support the database 'HSQL Database Engine'; it supports "
+							+ "MySQL, MariaDB, PostgreSQL, H2 (" + url + ").");
+				assertThat(analysis.getAction()).isEqualTo("Mark a DataSource on one of those databases with "
+						+ "@LeaderElectionDataSource, or set leader-election.backend to another backend (redis or "
+						+ "zookeeper).");
+			});
+	}
+
+	@Test
 	void electsThroughFileDatabaseSharedByAutoServer() {
 		this.contextRunner
 			.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false",

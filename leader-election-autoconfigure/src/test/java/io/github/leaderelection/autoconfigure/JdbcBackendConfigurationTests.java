@@ -1,6 +1,8 @@
 package io.github.leaderelection.autoconfigure;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -264,6 +266,37 @@ class JdbcBackendConfigurationTests {
 			.withUserConfiguration(QualifiedDataSourceConfiguration.class)
 			.run((context) -> assertThat(analyze(context).getDescription())
 				.startsWith("Leader election would elect through jdbc:h2:mem:qualified-election, an in-memory "));
+	}
+
+	@Test
+	void failsWithReasonWhenTableCannotBeCheckedForAnotherReason() {
+		DataSource refusingStatements = new DelegatingDataSource(h2(fileDatabaseUrl())) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+						new Class<?>[] { Connection.class }, (proxy, method, arguments) -> {
+							if (method.getName().equals("createStatement")) {
+								throw new SQLException("Query timed out", "57014");
+							}
+							try {
+								return method.invoke(connection, arguments);
+							}
+							catch (InvocationTargetException ex) {
+								throw ex.getCause();
+							}
+						});
+			}
+
+		};
+		this.contextRunner.withBean(DataSource.class, () -> refusingStatements).run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).startsWith("Could not verify table leader_election: Query timed out")
+				.contains("leader-election.jdbc.initialize-schema is 'embedded' and the database is not embedded");
+			assertThat(analysis.getAction()).startsWith("Make sure the database user may read the table, which is "
+					+ "created with:\nCREATE TABLE IF NOT EXISTS leader_election (");
+		});
 	}
 
 	@Test

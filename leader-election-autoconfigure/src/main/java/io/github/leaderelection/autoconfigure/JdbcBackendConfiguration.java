@@ -130,9 +130,9 @@ class JdbcBackendConfiguration {
 		throw new LeaderElectionConfigurationException("Leader election would elect through " + database
 				+ ": every instance of the application would have a database of its own, and lead.",
 				"Set spring.datasource.url to a database that all instances share (or mark such a DataSource with "
-						+ "@LeaderElectionDataSource), or, if the application runs as a single instance on purpose, set "
-						+ BackendDetection.BACKEND_PROPERTY + "=in-memory. (Tests of the JDBC backend itself may set "
-						+ ALLOW_IN_MEMORY_DATABASE_PROPERTY + "=true.)");
+						+ "@LeaderElectionDataSource), or, if the application runs as a single instance on "
+						+ "purpose, set " + BackendDetection.BACKEND_PROPERTY + "=in-memory. (Tests of the JDBC "
+						+ "backend itself may set " + ALLOW_IN_MEMORY_DATABASE_PROPERTY + "=true.)");
 	}
 
 	private static void initializeSchema(JdbcLeaseStore store, boolean embedded,

@@ -351,7 +351,8 @@ class JdbcBackendConfigurationTests {
 		String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:late;DB_CLOSE_DELAY=-1";
 		Server server = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists");
 		try {
-			this.contextRunner.withConfiguration(AutoConfigurations.of(LeaderElectionHealthContributorAutoConfiguration.class))
+			this.contextRunner
+				.withConfiguration(AutoConfigurations.of(LeaderElectionHealthContributorAutoConfiguration.class))
 				.withPropertyValues("spring.datasource.url=" + url, "spring.datasource.username=sa",
 						"leader-election.jdbc.initialize-schema=always", "leader-election.lease-duration=3s",
 						"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms")
@@ -365,7 +366,8 @@ class JdbcBackendConfigurationTests {
 					await().atMost(TIMEOUT).until(() -> health.health().getStatus().equals(Status.DOWN));
 					assertThat(group(health.health(), "default")).containsEntry("storeReachable", false)
 						.containsEntry("role", "FOLLOWER")
-						.hasEntrySatisfying("consecutiveFailures", (failures) -> assertThat((int) failures).isPositive());
+						.hasEntrySatisfying("consecutiveFailures",
+								(failures) -> assertThat((int) failures).isPositive());
 					LeaderElection election = context.getBean(LeaderElection.class);
 					assertThat(election.isLeader()).isFalse();
 					server.start();

@@ -15,8 +15,9 @@ public class LeaderElectionJdbcProperties {
 	private String tableName = "leader_election";
 
 	/**
-	 * When to create the lease table at startup if it is missing. Otherwise its presence is
-	 * checked, and a missing table fails startup with the statement that creates it.
+	 * When to create the lease table if it is missing: at startup, or once the database answers
+	 * if it did not then. Otherwise its presence is checked, and a missing table fails startup
+	 * (or, if the database answers only later, the election) with the statement that creates it.
 	 */
 	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
@@ -27,6 +28,21 @@ public class LeaderElectionJdbcProperties {
 	 * in transaction pooling mode). No effect on other databases.
 	 */
 	private boolean notifications = true;
+
+	/**
+	 * Whether to fail startup when the database cannot be reached. Otherwise the application
+	 * starts, the election retries and reports the store as down, and the lease table is created
+	 * or checked once the database answers.
+	 */
+	private boolean failFast;
+
+	/**
+	 * Whether to elect through an in-memory database (such as jdbc:h2:mem:), which only this
+	 * process can see, so that every instance of the application leads. For tests of the JDBC
+	 * backend itself; an application that runs as a single instance on purpose sets
+	 * leader-election.backend=in-memory instead.
+	 */
+	private boolean allowInMemoryDatabase;
 
 	public String getTableName() {
 		return this.tableName;
@@ -50,6 +66,22 @@ public class LeaderElectionJdbcProperties {
 
 	public void setNotifications(boolean notifications) {
 		this.notifications = notifications;
+	}
+
+	public boolean isFailFast() {
+		return this.failFast;
+	}
+
+	public void setFailFast(boolean failFast) {
+		this.failFast = failFast;
+	}
+
+	public boolean isAllowInMemoryDatabase() {
+		return this.allowInMemoryDatabase;
+	}
+
+	public void setAllowInMemoryDatabase(boolean allowInMemoryDatabase) {
+		this.allowInMemoryDatabase = allowInMemoryDatabase;
 	}
 
 }

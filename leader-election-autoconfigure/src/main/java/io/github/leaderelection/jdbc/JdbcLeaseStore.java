@@ -16,6 +16,8 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static io.github.leaderelection.jdbc.SqlRunner.prepare;
 import static io.github.leaderelection.jdbc.SqlRunner.transaction;
@@ -34,6 +36,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 
 	private static final String DEFAULT_TABLE_NAME = "leader_election";
 
+	private static final Logger logger = LoggerFactory.getLogger(JdbcLeaseStore.class);
+
 	private final SqlRunner runner;
 
 	private final String tableName;
@@ -45,6 +49,10 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	private final Object sqlMonitor = new Object();
 
 	private volatile @Nullable LeaseSql sql;
+
+	private volatile @Nullable TableSetup pendingTableSetup;
+
+	private volatile boolean tableSetupFailureLogged;
 
 	public JdbcLeaseStore(DataSource dataSource) {
 		this(dataSource, DEFAULT_TABLE_NAME);
@@ -78,6 +86,16 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 		return this.channel;
 	}
 
+	/**
+	 * Checks that the store supports a database.
+	 * @param productName the name that {@link java.sql.DatabaseMetaData#getDatabaseProductName()}
+	 * reports
+	 * @throws IllegalStateException naming the database and the supported ones if it is not one
+	 */
+	public static void requireSupportedDatabase(String productName) {
+		SqlDialect.forProductName(Objects.requireNonNull(productName, "productName"));
+	}
+
 	/** Returns the statement that creates this store's table, the same for every supported database. */
 	public String ddl() {
 		return LeaseSql.ddl(this.tableName);
@@ -87,22 +105,12 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	public void createTableIfMissing() {
 		try {
 			this.runner.run(null, (connection) -> {
-				sql(connection);
-				try (Statement statement = connection.createStatement()) {
-					return statement.execute(ddl());
-				}
+				createTableIfMissing(connection);
+				return null;
 			});
 		}
 		catch (SQLException ex) {
-			// Nodes starting together race on the catalog (PostgreSQL then reports a unique violation
-			// to all but one): what counts is that the table is there now.
-			try {
-				verifyTable();
-			}
-			catch (RuntimeException stillMissing) {
-				throw new LeaderElectionException("Could not create table " + this.tableName + ": " + ex.getMessage(),
-						ex);
-			}
+			throw new LeaderElectionException("Could not create table " + this.tableName + ": " + ex.getMessage(), ex);
 		}
 	}
 
@@ -114,11 +122,49 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	public void verifyTable() {
 		try {
 			this.runner.run(null, (connection) -> {
-				try (Statement statement = connection.createStatement();
-						ResultSet rows = statement.executeQuery(sql(connection).verify())) {
-					return rows.next();
-				}
+				verifyTable(connection);
+				return null;
 			});
+		}
+		catch (SQLException ex) {
+			throw new LeaderElectionException("Could not verify table " + this.tableName + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Makes the first operation that reaches the database create this store's table unless it
+	 * exists ({@code create}), or check that it exists, before it does its work: for an
+	 * application that starts while its database is down. Until that has succeeded, every
+	 * operation fails, with the reason the database gave or with the statement that creates the
+	 * missing table. Call it before the store is used.
+	 * @param create whether to create the table if it is missing, rather than only check it
+	 */
+	public void prepareTableOnFirstUse(boolean create) {
+		this.pendingTableSetup = create ? TableSetup.CREATE : TableSetup.VERIFY;
+	}
+
+	private void createTableIfMissing(Connection connection) throws SQLException {
+		sql(connection);
+		try (Statement statement = connection.createStatement()) {
+			statement.execute(ddl());
+		}
+		catch (SQLException ex) {
+			// Nodes starting together race on the catalog (PostgreSQL then reports a unique violation
+			// to all but one): what counts is that the table is there now.
+			try {
+				verifyTable(connection);
+			}
+			catch (SQLException | RuntimeException stillMissing) {
+				ex.addSuppressed(stillMissing);
+				throw ex;
+			}
+		}
+	}
+
+	private void verifyTable(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery(sql(connection).verify())) {
+			rows.next();
 		}
 		catch (SQLException ex) {
 			// Class 42 is "syntax error or access rule violation": here, an unknown table or column.
@@ -126,7 +172,7 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 				throw new IllegalStateException("The leader election table " + this.tableName + " is missing or lacks "
 						+ "columns (" + ex.getMessage() + "); create it with:\n" + ddl() + ";", ex);
 			}
-			throw new LeaderElectionException("Could not verify table " + this.tableName + ": " + ex.getMessage(), ex);
+			throw ex;
 		}
 	}
 
@@ -305,11 +351,48 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	private <T> T execute(String operation, String group, Duration timeout, SqlWork<T> work) {
 		Objects.requireNonNull(group, "group");
 		try {
-			return this.runner.run(timeout, (connection) -> work.run(connection, sql(connection)));
+			return this.runner.run(timeout, (connection) -> work.run(connection, prepared(connection)));
 		}
 		catch (SQLException ex) {
 			throw new LeaderElectionException("Could not " + operation + " group '" + group + "' in table "
 					+ this.tableName + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/** The SQL for the database, once the table is set up if that was asked for. */
+	private LeaseSql prepared(Connection connection) throws SQLException {
+		TableSetup setup = this.pendingTableSetup;
+		if (setup == null) {
+			return sql(connection);
+		}
+		try {
+			LeaseSql sql = sql(connection);
+			// Concurrent first operations may both do this: creating and checking are idempotent.
+			if (setup == TableSetup.CREATE) {
+				createTableIfMissing(connection);
+			}
+			else {
+				verifyTable(connection);
+			}
+			this.pendingTableSetup = null;
+			return sql;
+		}
+		catch (SQLException | RuntimeException ex) {
+			// The engine warns of the first failure in a row only, which was likely the database
+			// being down: that it now answers but the table is not there deserves a warning too.
+			if (!this.tableSetupFailureLogged) {
+				this.tableSetupFailureLogged = true;
+				if (setup == TableSetup.CREATE) {
+					logger.warn("The database answers, but the leader election table {} could not be created, and the "
+							+ "election fails until it exists ({}). Make sure the database user may create it, or "
+							+ "create it with:\n{};", this.tableName, ex.getMessage(), ddl());
+				}
+				else {
+					logger.warn("The database answers, but the election fails until the leader election table {} is "
+							+ "usable: {}", this.tableName, ex.getMessage());
+				}
+			}
+			throw ex;
 		}
 	}
 
@@ -326,6 +409,12 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 			}
 		}
 		return sql;
+	}
+
+	private enum TableSetup {
+
+		CREATE, VERIFY
+
 	}
 
 	@FunctionalInterface

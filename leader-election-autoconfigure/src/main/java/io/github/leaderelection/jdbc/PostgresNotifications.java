@@ -165,6 +165,9 @@ final class PostgresNotifications implements AutoCloseable {
 
 		private boolean failing;
 
+		/** Whether this thread ever had a connection, and so knows the database is there. */
+		private boolean connected;
+
 		private Duration backoff = FIRST_BACKOFF;
 
 		@Override
@@ -196,6 +199,7 @@ final class PostgresNotifications implements AutoCloseable {
 		 * @return {@code false} if the connection cannot listen, so that trying again is useless
 		 */
 		private boolean listen(Connection connection) throws SQLException {
+			this.connected = true;
 			PGConnection pgConnection = pgjdbc(connection);
 			if (pgConnection == null) {
 				return false;
@@ -272,7 +276,12 @@ final class PostgresNotifications implements AutoCloseable {
 		}
 
 		private void failed(Exception ex) {
-			if (!this.failing) {
+			if (!this.connected) {
+				// A database that has not answered since startup, which may not even be PostgreSQL:
+				// the election itself says that it cannot reach the store.
+				logger.debug("Could not connect to listen on channel '{}' yet", PostgresNotifications.this.channel, ex);
+			}
+			else if (!this.failing) {
 				this.failing = true;
 				logger.warn("Could not listen for lease changes on PostgreSQL channel '{}'; followers poll until it "
 						+ "works again (retrying): {}", PostgresNotifications.this.channel, ex.toString());

@@ -1,31 +1,47 @@
 package io.github.leaderelection.autoconfigure;
 
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
 import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.actuate.LeaderElectionHealthIndicator;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
 import io.github.leaderelection.jdbc.TestDatabases;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
+import org.apache.derby.jdbc.EmbeddedDataSource;
 import org.h2.jdbcx.JdbcDataSource;
+import org.h2.tools.Server;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -40,10 +56,18 @@ import static org.awaitility.Awaitility.await;
 /**
  * Tests for {@link JdbcBackendConfiguration}.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class JdbcBackendConfigurationTests {
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
-			AutoConfigurations.of(DataSourceAutoConfiguration.class, LeaderElectionAutoConfiguration.class));
+	private static final String ALLOW_IN_MEMORY_DATABASE = "leader-election.jdbc.allow-in-memory-database";
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+	// Most tests elect through an in-memory database of their own, which applications may not.
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(DataSourceAutoConfiguration.class, LeaderElectionAutoConfiguration.class))
+		.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=true");
 
 	@TempDir
 	Path directory;
@@ -199,6 +223,215 @@ class JdbcBackendConfigurationTests {
 	}
 
 	@Test
+	void failsNamingTheWaysOutWhenDatabaseIsInMemory() {
+		this.contextRunner.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).startsWith("Leader election would elect through jdbc:h2:mem:")
+				.contains("an in-memory database that only this process can see")
+				.contains("every instance of the application would have a database of its own, and lead")
+				.doesNotContain("DB_CLOSE_DELAY");
+			assertThat(analysis.getAction()).startsWith("Set spring.datasource.url to a database that all instances "
+					+ "share (or mark such a DataSource with @LeaderElectionDataSource), or, if the application runs "
+					+ "as a single instance on purpose, set leader-election.backend=in-memory.")
+				.contains(ALLOW_IN_MEMORY_DATABASE + "=true");
+		});
+	}
+
+	@Test
+	void failsWhenDatabaseIsHsqldbInMemory() {
+		this.contextRunner
+			.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false", "spring.datasource.url=jdbc:hsqldb:mem:elections")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.startsWith("Leader election would elect through jdbc:hsqldb:mem:elections, an in-memory database"));
+	}
+
+	@Test
+	void failsWhenDatabaseIsDerbyInMemory() {
+		// Derby writes derby.log into the working directory unless told otherwise.
+		System.setProperty("derby.stream.error.field", "java.lang.System.err");
+		this.contextRunner.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false")
+			.withBean(DataSource.class, () -> {
+				EmbeddedDataSource dataSource = new EmbeddedDataSource();
+				dataSource.setDatabaseName("memory:elections");
+				dataSource.setCreateDatabase("create");
+				return dataSource;
+			})
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.startsWith("Leader election would elect through jdbc:derby:memory:elections, an in-memory database"));
+	}
+
+	@Test
+	void failsWhenDataSourceChosenAmongSeveralIsInMemory() {
+		this.contextRunner.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false")
+			.withUserConfiguration(QualifiedDataSourceConfiguration.class)
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.startsWith("Leader election would elect through jdbc:h2:mem:qualified-election, an in-memory "));
+	}
+
+	@Test
+	void failsWithReasonWhenTableCannotBeCheckedForAnotherReason() {
+		DataSource refusingStatements = new DelegatingDataSource(h2(fileDatabaseUrl())) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+						new Class<?>[] { Connection.class }, (proxy, method, arguments) -> {
+							if (method.getName().equals("createStatement")) {
+								throw new SQLException("Query timed out", "57014");
+							}
+							try {
+								return method.invoke(connection, arguments);
+							}
+							catch (InvocationTargetException ex) {
+								throw ex.getCause();
+							}
+						});
+			}
+
+		};
+		this.contextRunner.withBean(DataSource.class, () -> refusingStatements).run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).startsWith("Could not verify table leader_election: Query timed out")
+				.contains("leader-election.jdbc.initialize-schema is 'embedded' and the database is not embedded");
+			assertThat(analysis.getAction()).startsWith("Make sure the database user may read the table, which is "
+					+ "created with:\nCREATE TABLE IF NOT EXISTS leader_election (");
+		});
+	}
+
+	@Test
+	void failsNamingSupportedDatabasesWhenDatabaseIsNotOne() {
+		String url = "jdbc:hsqldb:file:" + this.directory.resolve("hsqldb").toAbsolutePath();
+		this.contextRunner
+			.withPropertyValues("spring.datasource.url=" + url + ";shutdown=true",
+					"leader-election.jdbc.initialize-schema=always")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription())
+					.isEqualTo("The JDBC lease store does not support the database 'HSQL Database Engine'; it supports "
+							+ "MySQL, MariaDB, PostgreSQL, H2 (" + url + ").");
+				assertThat(analysis.getAction()).isEqualTo("Mark a DataSource on one of those databases with "
+						+ "@LeaderElectionDataSource, or set leader-election.backend to another backend (redis or "
+						+ "zookeeper).");
+			});
+	}
+
+	@Test
+	void electsThroughFileDatabaseSharedByAutoServer() {
+		this.contextRunner
+			.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false",
+					"spring.datasource.url=" + fileDatabaseUrl() + ";AUTO_SERVER=TRUE",
+					"leader-election.jdbc.initialize-schema=always")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseStore.class);
+				ApplicationReady.publish(context);
+				await().atMost(TIMEOUT).until(context.getBean(LeaderElection.class)::isLeader);
+			});
+	}
+
+	@Test
+	void electsThroughInMemoryDatabaseServedOverTheNetwork() throws Exception {
+		int port = freePort();
+		Server server = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists").start();
+		try {
+			this.contextRunner
+				.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false",
+						"spring.datasource.url=jdbc:h2:tcp://127.0.0.1:" + port + "/mem:shared;DB_CLOSE_DELAY=-1",
+						"leader-election.jdbc.initialize-schema=always")
+				.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseStore.class));
+		}
+		finally {
+			server.stop();
+		}
+	}
+
+	@Test
+	void startsWhileDatabaseIsDownAndElectsOnceItAnswers(CapturedOutput output) throws Exception {
+		int port = freePort();
+		String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:late;DB_CLOSE_DELAY=-1";
+		Server server = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists");
+		try {
+			this.contextRunner
+				.withConfiguration(AutoConfigurations.of(LeaderElectionHealthContributorAutoConfiguration.class))
+				.withPropertyValues("spring.datasource.url=" + url, "spring.datasource.username=sa",
+						"leader-election.jdbc.initialize-schema=always", "leader-election.lease-duration=3s",
+						"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms")
+				.run((context) -> {
+					assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseStore.class);
+					assertThat(output).containsOnlyOnce("Leader election could not reach its database at startup")
+						.contains("competes once the database answers, after the table leader_election has been "
+								+ "created if missing");
+					ApplicationReady.publish(context);
+					LeaderElectionHealthIndicator health = context.getBean(LeaderElectionHealthIndicator.class);
+					await().atMost(TIMEOUT).until(() -> health.health().getStatus().equals(Status.DOWN));
+					assertThat(group(health.health(), "default")).containsEntry("storeReachable", false)
+						.containsEntry("role", "FOLLOWER")
+						.hasEntrySatisfying("consecutiveFailures",
+								(failures) -> assertThat((int) failures).isPositive());
+					LeaderElection election = context.getBean(LeaderElection.class);
+					assertThat(election.isLeader()).isFalse();
+					server.start();
+					await().atMost(TIMEOUT).until(election::isLeader);
+					assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+					JdbcDataSource direct = (JdbcDataSource) h2(url);
+					direct.setUser("sa");
+					assertThatNoException().isThrownBy(() -> new JdbcLeaseStore(direct).verifyTable());
+				});
+		}
+		finally {
+			server.stop();
+		}
+	}
+
+	@Test
+	void failsWhenDatabaseIsDownAndFailFastIsSet() throws IOException {
+		this.contextRunner
+			.withPropertyValues("spring.datasource.url=" + unreachableUrl(), "leader-election.jdbc.fail-fast=true")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).startsWith(
+						"Leader election could not reach its database at startup (leader-election.jdbc.fail-fast is "
+								+ "true): ")
+					.contains("refused");
+				assertThat(analysis.getAction()).startsWith("Make sure the database is running and reachable with "
+						+ "the configured URL and credentials, or set leader-election.jdbc.fail-fast=false to start "
+						+ "without it");
+			});
+	}
+
+	@Test
+	void doesNotBlamePermissionsWhenDatabaseIsDownAndInitializationIsAlways() throws IOException {
+		this.contextRunner
+			.withPropertyValues("spring.datasource.url=" + unreachableUrl(), "leader-election.jdbc.fail-fast=true",
+					"leader-election.jdbc.initialize-schema=always")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).startsWith("Leader election could not reach its database")
+					.doesNotContain("Could not create table");
+				assertThat(analysis.getAction()).doesNotContain("may create the table");
+			});
+	}
+
+	@Test
+	void doesNotBlamePermissionsWhenDatabaseGoesAwayWhileCreatingTable() {
+		this.contextRunner.withBean(DataSource.class, () -> new AnsweringOnce(embedded("answering-once")))
+			.withPropertyValues("leader-election.jdbc.fail-fast=true", "leader-election.jdbc.initialize-schema=always")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).startsWith("Leader election could not reach its database")
+					.contains("Connection refused");
+				assertThat(analysis.getAction()).doesNotContain("may create the table");
+			});
+	}
+
+	@Test
+	void startsWhenDatabaseGoesAwayWhileCreatingTable() {
+		this.contextRunner.withBean(DataSource.class, () -> new AnsweringOnce(embedded("answering-once-lenient")))
+			.withPropertyValues("leader-election.jdbc.initialize-schema=always")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseStore.class));
+	}
+
+	@Test
 	void listensForLeaseChangesOnPostgresUntilTheContextCloses() {
 		String table = uniqueTableName();
 		try {
@@ -268,6 +501,22 @@ class JdbcBackendConfigurationTests {
 		}
 	}
 
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> group(Health health, String group) {
+		return (Map<String, Object>) ((Map<String, Object>) health.getDetails().get("groups")).get(group);
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+	}
+
+	/** A PostgreSQL URL on a loopback port where nothing listens. */
+	private static String unreachableUrl() throws IOException {
+		return "jdbc:postgresql://127.0.0.1:" + freePort() + "/test";
+	}
+
 	private String fileDatabaseUrl() {
 		return "jdbc:h2:file:" + this.directory.resolve("leases").toAbsolutePath();
 	}
@@ -280,6 +529,25 @@ class JdbcBackendConfigurationTests {
 
 	private static DataSource embedded(String name) {
 		return h2("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+	}
+
+	/** A database that answers the first connection request only, then refuses like a closed port. */
+	static class AnsweringOnce extends DelegatingDataSource {
+
+		private final AtomicBoolean answered = new AtomicBoolean();
+
+		AnsweringOnce(DataSource dataSource) {
+			super(dataSource);
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			if (this.answered.getAndSet(true)) {
+				throw new SQLNonTransientConnectionException("Connection refused", "08001");
+			}
+			return super.getConnection();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

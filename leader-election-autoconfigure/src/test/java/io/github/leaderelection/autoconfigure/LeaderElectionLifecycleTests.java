@@ -164,7 +164,8 @@ class LeaderElectionLifecycleTests {
 	void releasesLeaseThroughDataSourceBeforeItIsClosed() {
 		String url = "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
 		this.contextRunner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
-			.withPropertyValues("spring.datasource.url=" + url, "leader-election.backend=jdbc")
+			.withPropertyValues("spring.datasource.url=" + url, "leader-election.backend=jdbc",
+					"leader-election.jdbc.allow-in-memory-database=true")
 			.run((context) -> {
 				ApplicationReady.publish(context);
 				LeaderElection election = context.getBean(LeaderElection.class);

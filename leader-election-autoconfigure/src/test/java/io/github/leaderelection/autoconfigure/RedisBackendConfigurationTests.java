@@ -97,7 +97,7 @@ class RedisBackendConfigurationTests {
 		both.withPropertyValues("leader-election.backend=redis")
 			.run((context) -> assertThat(context).hasSingleBean(RedisLeaseStore.class)
 				.doesNotHaveBean(JdbcLeaseStore.class));
-		both.withPropertyValues("leader-election.backend=jdbc")
+		both.withPropertyValues("leader-election.backend=jdbc", "leader-election.jdbc.allow-in-memory-database=true")
 			.run((context) -> assertThat(context).hasSingleBean(JdbcLeaseStore.class)
 				.doesNotHaveBean(RedisLeaseStore.class));
 	}

@@ -18,8 +18,11 @@ import io.github.leaderelection.spi.Lease;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -126,6 +129,67 @@ class JdbcLeaseStoreTests {
 				assertThat(read.holder()).isEqualTo("a");
 				assertThat(read.term()).isEqualTo(lease.term());
 			});
+		}
+		finally {
+			table.drop();
+		}
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void warnsOnceWithStatementWhenTableCannotBeCreatedOnFirstUse(CapturedOutput output) {
+		// A schema that does not exist: the database answers, and refuses to create the table there.
+		String table = "no_such_schema_" + ScratchTable.uniqueName() + ".leases";
+		JdbcLeaseStore store = new JdbcLeaseStore(TestDatabases.h2(), table);
+		store.prepareTableOnFirstUse(true);
+		assertThatExceptionOfType(LeaderElectionException.class).isThrownBy(() -> store.read("orders", TIMEOUT));
+		assertThatExceptionOfType(LeaderElectionException.class).isThrownBy(() -> store.read("orders", TIMEOUT));
+		assertThat(output).containsOnlyOnce("The database answers, but the leader election table " + table
+				+ " could not be created, and the election fails until it exists")
+			.contains("Make sure the database user may create it, or create it with:\n" + store.ddl() + ";");
+	}
+
+	@ParameterizedTest
+	@MethodSource("databases")
+	void createsTableOnFirstUseOnceDatabaseAnswers(Supplier<DataSource> database) {
+		DataSource dataSource = database.get();
+		DatabaseOutage outage = new DatabaseOutage(dataSource);
+		String table = ScratchTable.uniqueName();
+		JdbcLeaseStore store = new JdbcLeaseStore(outage, table, false);
+		store.prepareTableOnFirstUse(true);
+		try {
+			assertThatExceptionOfType(LeaderElectionException.class)
+				.isThrownBy(() -> store.tryAcquire("orders", "a", LIVE, TIMEOUT))
+				.withMessageContaining("Connection refused");
+			outage.end();
+			Lease lease = store.tryAcquire("orders", "a", LIVE, TIMEOUT).orElseThrow();
+			assertThat(lease.term()).isEqualTo(1);
+			new JdbcLeaseStore(dataSource, table).verifyTable();
+		}
+		finally {
+			ScratchTable.execute(dataSource, "DROP TABLE IF EXISTS " + table);
+		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("databases")
+	@ExtendWith(OutputCaptureExtension.class)
+	void checksTableOnFirstUseNamingStatementWhileItIsMissing(Supplier<DataSource> database, CapturedOutput output) {
+		ScratchTable table = new ScratchTable(database.get(), ScratchTable.uniqueName());
+		JdbcLeaseStore store = table.store();
+		store.prepareTableOnFirstUse(false);
+		try {
+			assertThatIllegalStateException().isThrownBy(() -> store.read("orders", TIMEOUT))
+				.withMessageContaining("The leader election table " + table.name() + " is missing")
+				.withMessageContaining(store.ddl());
+			assertThatIllegalStateException().isThrownBy(() -> store.tryAcquire("orders", "a", LIVE, TIMEOUT))
+				.withMessageContaining(store.ddl());
+			// Once, and the election may have warned of an outage before: the store says it itself.
+			assertThat(output).containsOnlyOnce("The database answers, but the election fails until the leader "
+					+ "election table " + table.name() + " is usable")
+				.contains(store.ddl());
+			new JdbcLeaseStore(table.dataSource(), table.name()).createTableIfMissing();
+			assertThat(store.tryAcquire("orders", "a", LIVE, TIMEOUT)).isPresent();
 		}
 		finally {
 			table.drop();

@@ -22,6 +22,10 @@ import io.github.leaderelection.spi.Lease;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -165,6 +169,23 @@ class PostgresNotificationsTests {
 		assertThat(TableName.channel(longest)).hasSize(63).isEqualTo(TableName.channel(longest.toUpperCase()))
 			.isNotEqualTo(TableName.channel(other));
 		assertThat(TableName.channel("leader_election")).isEqualTo("leader_election_changed");
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void saysNothingOfPostgresBeforeTheDatabaseFirstAnswersThenListens(CapturedOutput output) {
+		DatabaseOutage outage = new DatabaseOutage(this.dataSource);
+		JdbcLeaseStore store = new JdbcLeaseStore(outage, this.table.name());
+		this.cleanup.add(store);
+		AtomicInteger changes = watch(store, GROUP);
+		// The second attempt comes after the first failure was reported.
+		await().atMost(Duration.ofSeconds(10)).until(() -> outage.refused() >= 2);
+		assertThat(output).doesNotContain("Could not listen for lease changes");
+		outage.end();
+		await().atMost(Duration.ofSeconds(30)).until(() -> listenerCount(store.channel()) == 1);
+		// Changes made while nobody listened: the watchers look once.
+		await().atMost(Duration.ofSeconds(10)).until(() -> changes.get() > 0);
+		assertThat(output).doesNotContain("Could not listen for lease changes");
 	}
 
 	@Test

@@ -121,12 +121,15 @@ class LeaderElectionTestSupportTests {
 
 	@Test
 	void refusesToDriveAnotherBackend() {
-		this.contextRunner.withPropertyValues("leader-election.backend=jdbc").withBean(JdbcDataSource.class, () -> {
-			JdbcDataSource dataSource = new JdbcDataSource();
-			dataSource.setURL("jdbc:h2:mem:test-support;DB_CLOSE_DELAY=-1");
-			return dataSource;
-		}).withConfiguration(AutoConfigurations.of(
-				org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class))
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=jdbc", "leader-election.jdbc.allow-in-memory-database=true")
+			.withBean(JdbcDataSource.class, () -> {
+				JdbcDataSource dataSource = new JdbcDataSource();
+				dataSource.setURL("jdbc:h2:mem:test-support;DB_CLOSE_DELAY=-1");
+				return dataSource;
+			})
+			.withConfiguration(AutoConfigurations
+				.of(org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class))
 			.run((context) -> {
 				ApplicationReady.publish(context);
 				assertThatIllegalStateException()

@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 @SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:sample-test;DB_CLOSE_DELAY=-1",
+		"leader-election.jdbc.allow-in-memory-database=true",
 		"leader-election.lease-duration=3s", "leader-election.renew-deadline=2s",
 		"leader-election.retry-period=500ms", "sample.job-interval=200ms" })
 class SampleApplicationTests {

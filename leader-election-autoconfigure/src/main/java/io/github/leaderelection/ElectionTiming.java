@@ -23,6 +23,13 @@ import java.util.Objects;
  */
 public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
 
+	/**
+	 * The shortest retry period accepted: it is also the timeout of every store call, and a round
+	 * trip to a store over a network, with a connection taken from a pool, needs that much headroom;
+	 * below it every call of a networked store would time out and nobody would lead.
+	 */
+	public static final Duration MINIMUM_RETRY_PERIOD = Duration.ofMillis(100);
+
 	/** 15s / 10s / 2s, the defaults of client-go. */
 	public static final ElectionTiming DEFAULTS = new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10),
 			Duration.ofSeconds(2));
@@ -31,8 +38,12 @@ public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Dur
 		Objects.requireNonNull(leaseDuration, "leaseDuration");
 		Objects.requireNonNull(renewDeadline, "renewDeadline");
 		Objects.requireNonNull(retryPeriod, "retryPeriod");
-		if (retryPeriod.toMillis() < 1) {
-			throw new IllegalArgumentException("retry-period must be at least 1ms but is " + retryPeriod);
+		requirePositive("lease-duration", leaseDuration);
+		requirePositive("renew-deadline", renewDeadline);
+		requirePositive("retry-period", retryPeriod);
+		if (retryPeriod.compareTo(MINIMUM_RETRY_PERIOD) < 0) {
+			throw new IllegalArgumentException("retry-period must be at least " + MINIMUM_RETRY_PERIOD.toMillis()
+					+ "ms (it is also the timeout of every store call) but is " + retryPeriod);
 		}
 		if (leaseDuration.compareTo(renewDeadline) <= 0) {
 			throw new IllegalArgumentException("lease-duration must be greater than renew-deadline, but lease-duration is "
@@ -42,6 +53,12 @@ public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Dur
 		if (renewDeadline.compareTo(minimumRenewDeadline) <= 0) {
 			throw new IllegalArgumentException("renew-deadline must be greater than 1.2 x retry-period, but renew-deadline is "
 					+ renewDeadline + " and 1.2 x retry-period is " + minimumRenewDeadline + " (retry-period " + retryPeriod + ")");
+		}
+	}
+
+	private static void requirePositive(String name, Duration duration) {
+		if (duration.isNegative() || duration.isZero()) {
+			throw new IllegalArgumentException(name + " must be positive but is " + duration);
 		}
 	}
 

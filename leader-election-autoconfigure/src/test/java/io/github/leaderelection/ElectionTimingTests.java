@@ -39,10 +39,33 @@ class ElectionTimingTests {
 	}
 
 	@Test
-	void failsOnRetryPeriodBelowOneMillisecond() {
+	void failsOnRetryPeriodOfZero() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ZERO))
-			.withMessageContaining("retry-period must be at least 1ms");
+			.withMessage("retry-period must be positive but is PT0S");
+	}
+
+	@Test
+	void failsOnRetryPeriodBelowTheFloorThatAStoreCallNeeds() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofMillis(99)))
+			.withMessage("retry-period must be at least 100ms (it is also the timeout of every store call) but is PT0.099S");
+		assertThat(new ElectionTiming(Duration.ofMillis(600), Duration.ofMillis(400), Duration.ofMillis(100))
+			.storeCallTimeout()).isEqualTo(ElectionTiming.MINIMUM_RETRY_PERIOD);
+	}
+
+	@Test
+	void failsOnNegativeLeaseDurationWithoutBlamingTheRelation() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(-15), Duration.ofSeconds(10), Duration.ofSeconds(2)))
+			.withMessage("lease-duration must be positive but is PT-15S");
+	}
+
+	@Test
+	void failsOnNegativeRenewDeadline() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(-10), Duration.ofSeconds(2)))
+			.withMessage("renew-deadline must be positive but is PT-10S");
 	}
 
 }

@@ -25,19 +25,25 @@ final class BackendDetection {
 
 	static final String BACKEND_PROPERTY = "leader-election.backend";
 
+	private static final String REDIS_CONNECTION_FACTORY = "org.springframework.data.redis.connection.RedisConnectionFactory";
+
+	private static final String CURATOR_FRAMEWORK = "org.apache.curator.framework.CuratorFramework";
+
 	private static final BackendDetection STANDARD = new BackendDetection(List.of(new Candidate(
 			LeaderElectionBackend.JDBC, "a DataSource bean, with spring-boot-jdbc on the class path",
 			"add spring-boot-starter-jdbc and set spring.datasource.url (or declare a DataSource bean)",
-			BackendDetection::hasDataSource),
+			"spring-boot-starter-jdbc", BackendDetection::hasJdbcLibraries, BackendDetection::hasDataSource),
 			new Candidate(LeaderElectionBackend.REDIS, "a RedisConnectionFactory bean, with Lettuce on the class path",
 					"add spring-boot-starter-data-redis and set spring.data.redis.host (or declare a "
 							+ "LettuceConnectionFactory bean)",
+					"spring-boot-starter-data-redis", BackendDetection::hasRedisLibraries,
 					BackendDetection::hasRedisConnectionFactory),
 			new Candidate(LeaderElectionBackend.ZOOKEEPER,
 					"a CuratorFramework bean or the " + ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY
 							+ " property, with curator-framework on the class path",
 					"add org.apache.curator:curator-framework and set "
 							+ ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY + " (or declare a CuratorFramework bean)",
+					"org.apache.curator:curator-framework", BackendDetection::hasZookeeperLibraries,
 					BackendDetection::hasZookeeper)));
 
 	private final List<Candidate> candidates;
@@ -130,6 +136,28 @@ final class BackendDetection {
 		return availableOtherThan(null);
 	}
 
+	/**
+	 * The backends as a user can choose them in this application: those whose libraries are on the
+	 * class path, then each of the others with the library it needs, such as
+	 * {@code "jdbc, in-memory; redis needs spring-boot-starter-data-redis"}.
+	 */
+	String onClassPath(@Nullable ClassLoader classLoader) {
+		String usable = Arrays.stream(LeaderElectionBackend.values())
+			.filter((backend) -> backend.isAvailable() && librariesPresent(backend, classLoader))
+			.map(LeaderElectionBackend::propertyValue)
+			.collect(Collectors.joining(", "));
+		String missing = this.candidates.stream()
+			.filter((candidate) -> candidate.backend().isAvailable() && !candidate.libraries().test(classLoader))
+			.map((candidate) -> candidate.backend().propertyValue() + " needs " + candidate.library())
+			.collect(Collectors.joining(", "));
+		return missing.isEmpty() ? usable : usable + "; " + missing;
+	}
+
+	private boolean librariesPresent(LeaderElectionBackend backend, @Nullable ClassLoader classLoader) {
+		Candidate candidate = find(backend);
+		return candidate == null || candidate.libraries().test(classLoader);
+	}
+
 	private static String availableOtherThan(@Nullable LeaderElectionBackend excluded) {
 		return Arrays.stream(LeaderElectionBackend.values())
 			.filter((backend) -> backend.isAvailable() && backend != excluded)
@@ -141,25 +169,36 @@ final class BackendDetection {
 		return this.candidates.stream().filter((candidate) -> candidate.backend() == backend).findFirst().orElse(null);
 	}
 
+	private static boolean hasJdbcLibraries(@Nullable ClassLoader classLoader) {
+		return ClassUtils.isPresent("org.springframework.boot.jdbc.EmbeddedDatabaseConnection", classLoader)
+				&& ClassUtils.isPresent("org.springframework.boot.sql.init.DatabaseInitializationMode", classLoader);
+	}
+
+	private static boolean hasRedisLibraries(@Nullable ClassLoader classLoader) {
+		return ClassUtils.isPresent(REDIS_CONNECTION_FACTORY, classLoader)
+				&& ClassUtils.isPresent("io.lettuce.core.RedisClient", classLoader);
+	}
+
+	private static boolean hasZookeeperLibraries(@Nullable ClassLoader classLoader) {
+		return ClassUtils.isPresent(CURATOR_FRAMEWORK, classLoader);
+	}
+
 	private static boolean hasDataSource(Context context) {
-		return ClassUtils.isPresent("org.springframework.boot.jdbc.EmbeddedDatabaseConnection", context.classLoader())
-				&& ClassUtils.isPresent("org.springframework.boot.sql.init.DatabaseInitializationMode",
-						context.classLoader())
+		return hasJdbcLibraries(context.classLoader())
 				&& context.beanFactory().getBeanNamesForType(DataSource.class, true, false).length > 0;
 	}
 
 	private static boolean hasRedisConnectionFactory(Context context) {
-		String factoryType = "org.springframework.data.redis.connection.RedisConnectionFactory";
-		return ClassUtils.isPresent(factoryType, context.classLoader())
-				&& ClassUtils.isPresent("io.lettuce.core.RedisClient", context.classLoader())
+		String factoryType = REDIS_CONNECTION_FACTORY;
+		return hasRedisLibraries(context.classLoader())
 				&& context.beanFactory()
 					.getBeanNamesForType(ClassUtils.resolveClassName(factoryType, context.classLoader()), true, false)
 					.length > 0;
 	}
 
 	private static boolean hasZookeeper(Context context) {
-		String clientType = "org.apache.curator.framework.CuratorFramework";
-		return ClassUtils.isPresent(clientType, context.classLoader())
+		String clientType = CURATOR_FRAMEWORK;
+		return hasZookeeperLibraries(context.classLoader())
 				&& (StringUtils.hasText(context.environment().getProperty(ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY))
 						|| context.beanFactory()
 							.getBeanNamesForType(ClassUtils.resolveClassName(clientType, context.classLoader()), true, false)
@@ -188,10 +227,12 @@ final class BackendDetection {
 	 * @param backend the backend
 	 * @param evidence what it is detected by, such as "a DataSource bean"
 	 * @param requirement how to provide that, phrased as an instruction
+	 * @param library the library that brings its classes, such as a starter
+	 * @param libraries whether those classes are on a class path
 	 * @param fits whether the application provides it
 	 */
-	record Candidate(LeaderElectionBackend backend, String evidence, String requirement,
-			Predicate<Context> fits) {
+	record Candidate(LeaderElectionBackend backend, String evidence, String requirement, String library,
+			Predicate<@Nullable ClassLoader> libraries, Predicate<Context> fits) {
 
 	}
 

@@ -27,7 +27,7 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", havingValue = false)
 @EnableConfigurationProperties(LeaderElectionProperties.class)
-@Import(LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class)
+@Import({ SpringBootVersionCheck.class, LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class })
 public final class DisabledLeaderElectionAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(DisabledLeaderElectionAutoConfiguration.class);

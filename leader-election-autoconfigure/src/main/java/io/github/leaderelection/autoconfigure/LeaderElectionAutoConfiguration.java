@@ -13,6 +13,8 @@ import io.github.leaderelection.aop.OnlyOnLeaderInterceptor;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.event.LeaderElectionEventPublisher;
 import io.github.leaderelection.spi.LeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -29,6 +31,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.util.StringUtils;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for leader election.
@@ -47,9 +50,11 @@ import org.springframework.core.env.Environment;
 		"org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LeaderElectionProperties.class)
-@Import({ JdbcBackendConfiguration.class, RedisBackendConfiguration.class, ZookeeperBackendConfiguration.class,
+@Import({ SpringBootVersionCheck.class, JdbcBackendConfiguration.class, RedisBackendConfiguration.class, ZookeeperBackendConfiguration.class,
 		InMemoryBackendConfiguration.class, LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class })
 public final class LeaderElectionAutoConfiguration {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionAutoConfiguration.class);
 
 	@Bean
 	@ConditionalOnMissingBean(LeaderElectionRegistry.class)
@@ -68,7 +73,7 @@ public final class LeaderElectionAutoConfiguration {
 		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store)
 			.timing(timing(properties))
 			.releaseOnShutdown(properties.isReleaseOnShutdown())
-			.shutdownTimeout(properties.getShutdownTimeout());
+			.shutdownTimeout(shutdownTimeout(properties));
 		String candidateId = properties.getCandidateId();
 		if (candidateId != null) {
 			builder.candidateId(candidateId);
@@ -89,7 +94,16 @@ public final class LeaderElectionAutoConfiguration {
 	@ConditionalOnMissingBean(LeaderElection.class)
 	LeaderElection leaderElection(LeaderElectionRegistry registry, LeaderElectionProperties properties,
 			Environment environment) {
-		return joinApplicationGroup(registry, properties, environment);
+		LeaderElection election = joinApplicationGroup(registry, properties, environment);
+		if (properties.getGroup() == null && !StringUtils.hasText(environment.getProperty("spring.application.name"))) {
+			// Not a failure: a single application per store works, and tests often have no name. But two
+			// unnamed applications on one store would share one election without a word.
+			logger.warn("Leader election joins group '{}' because neither leader-election.group nor "
+					+ "spring.application.name is set: every other application without a name that elects "
+					+ "through the same store shares this election. Set spring.application.name (or "
+					+ "leader-election.group).", election.group());
+		}
+		return election;
 	}
 
 	/** The election of the application's group, with or without leader election enabled. */
@@ -132,9 +146,21 @@ public final class LeaderElectionAutoConfiguration {
 							+ ex.getMessage(),
 					"Update leader-election.lease-duration, leader-election.renew-deadline and "
 							+ "leader-election.retry-period so that lease-duration > renew-deadline > 1.2 x retry-period "
-							+ "(the defaults are 15s, 10s and 2s).",
+							+ "and retry-period >= " + ElectionTiming.MINIMUM_RETRY_PERIOD.toMillis()
+							+ "ms (the defaults are 15s, 10s and 2s).",
 					ex);
 		}
+	}
+
+	private static Duration shutdownTimeout(LeaderElectionProperties properties) {
+		Duration timeout = properties.getShutdownTimeout();
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new LeaderElectionConfigurationException(
+					"Invalid value '" + print(timeout) + "' for leader-election.shutdown-timeout: it must be positive",
+					"Set leader-election.shutdown-timeout to how long shutdown may wait for running @OnlyOnLeader "
+							+ "methods before the leases are released, for example 10s (the default).");
+		}
+		return timeout;
 	}
 
 	private static String print(Duration duration) {

@@ -14,6 +14,7 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.origin.Origin;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.util.ClassUtils;
 
 /**
  * Reports a leader election configuration that cannot work: the property, its value and the fix.
@@ -54,7 +55,8 @@ class LeaderElectionFailureAnalyzer implements FailureAnalyzer {
 
 	private static String action(String name, @Nullable Class<?> type) {
 		if (type == LeaderElectionBackend.class) {
-			return "Set " + name + " to an available backend (" + BackendDetection.available()
+			return "Set " + name + " to a backend on the class path ("
+					+ BackendDetection.standard().onClassPath(ClassUtils.getDefaultClassLoader())
 					+ "), or remove it to detect the backend from the application's beans.";
 		}
 		if (type != null && type.isEnum()) {

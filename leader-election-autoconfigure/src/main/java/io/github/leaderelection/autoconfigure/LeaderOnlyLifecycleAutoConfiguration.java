@@ -6,6 +6,8 @@ import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.lifecycle.LeaderOnlyLifecycle;
 import io.github.leaderelection.lifecycle.LeaderOnlyLifecycleController;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -40,7 +42,15 @@ public final class LeaderOnlyLifecycleAutoConfiguration {
 		Supplier<LeaderElectionProperties> election = () -> properties.getIfAvailable(LeaderElectionProperties::new);
 		return new LeaderOnlyLifecycleController(beanFactory, registry::getObject,
 				() -> election.get().determineGroup(environment), lifecycle.getBeans(),
-				() -> election.get().getShutdownTimeout());
+				() -> election.get().getShutdownTimeout()) {
+
+			@Override
+			protected RuntimeException misconfigured(String description, String action, @Nullable Throwable cause) {
+				// Explained by LeaderElectionFailureAnalyzer instead of a raw stack trace.
+				return new LeaderElectionConfigurationException(description, action, cause);
+			}
+
+		};
 	}
 
 }

@@ -553,7 +553,7 @@ final class GroupElector implements LeaderElection {
 	private synchronized void failed(Throwable ex) {
 		this.consecutiveFailures++;
 		if (this.consecutiveFailures == 1) {
-			logger.warn("Election of group '{}' could not reach the {} store (retrying every {}): {}", this.group,
+			logger.warn("Election of group '{}' failed on the {} store (retrying every {}): {}", this.group,
 					this.store.backend(), this.engine.timing().retryPeriod(), ex.toString());
 			logger.debug("Store failure detail", ex);
 		}

@@ -346,7 +346,13 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 		/** How long closing waits for listeners (and the leader-only work they wait for). */
 		public Builder shutdownTimeout(Duration shutdownTimeout) {
-			this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+			Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+			// Zero would mean "wait forever" to Thread.join, and a negative value throws there, in
+			// the middle of close(): neither may reach the shutdown path.
+			if (shutdownTimeout.isNegative() || shutdownTimeout.isZero()) {
+				throw new IllegalArgumentException("shutdown-timeout must be positive but is " + shutdownTimeout);
+			}
+			this.shutdownTimeout = shutdownTimeout;
 			return this;
 		}
 

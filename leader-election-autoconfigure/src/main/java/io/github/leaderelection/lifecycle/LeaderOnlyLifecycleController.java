@@ -2,6 +2,7 @@ package io.github.leaderelection.lifecycle;
 
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -148,8 +149,13 @@ public class LeaderOnlyLifecycleController
 	public void afterSingletonsInstantiated() {
 		for (String name : this.configuredBeanNames) {
 			if (!this.beanFactory.containsBean(name)) {
-				throw new IllegalStateException(BEANS_PROPERTY + " names bean '" + name + "', but there is no such "
-						+ "bean. Name Lifecycle beans that run only on the leader, or remove '" + name + "'.");
+				String lifecycleBeans = String.join(", ", new TreeSet<>(
+						Arrays.asList(this.beanFactory.getBeanNamesForType(Lifecycle.class, true, false))));
+				throw misconfigured(BEANS_PROPERTY + " names bean '" + name + "', but there is no such bean.",
+						"Name Lifecycle beans that run only on the leader in " + BEANS_PROPERTY + ", or remove '" + name
+								+ "'. The Lifecycle beans of this context are: "
+								+ (lifecycleBeans.isEmpty() ? "none" : lifecycleBeans) + ".",
+						null);
 			}
 			requireBound(name, BEANS_PROPERTY + " names bean '" + name + "'");
 		}
@@ -162,8 +168,11 @@ public class LeaderOnlyLifecycleController
 				elections.join(group);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalStateException("Invalid group '" + group + "' of a leader-only lifecycle bean: "
-						+ ex.getMessage(), ex);
+				throw misconfigured(
+						"Invalid group '" + group + "' of a leader-only lifecycle bean: " + ex.getMessage() + ".",
+						"Set the group of @LeaderOnlyLifecycle to a name of at most 255 characters without control "
+								+ "characters, or remove it to use the application's group.",
+						ex);
 			}
 		});
 		if (!this.bindings.isEmpty()) {
@@ -175,10 +184,24 @@ public class LeaderOnlyLifecycleController
 		// Creates a lazy bean, which binds it.
 		Object bean = this.beanFactory.getBean(name);
 		if (!this.bindings.containsKey(name)) {
-			throw new IllegalStateException(declaration + ", but it is a " + bean.getClass().getName()
-					+ ", not a Lifecycle (such as a SmartLifecycle message listener container). Only Lifecycle beans "
-					+ "can be started and stopped with leadership; use @OnlyOnLeader for methods.");
+			throw misconfigured(declaration + ", but it is a " + bean.getClass().getName()
+					+ ", not a Lifecycle (such as a SmartLifecycle message listener container).",
+					"Only Lifecycle beans can be started and stopped with leadership: remove '" + name + "' from "
+							+ BEANS_PROPERTY + " or its @LeaderOnlyLifecycle, and use @OnlyOnLeader for methods.",
+					null);
 		}
+	}
+
+	/**
+	 * The exception for a declaration that cannot work, thrown while the context starts. The
+	 * auto-configuration turns it into one its failure analyzer explains.
+	 * @param description what is wrong
+	 * @param action how to fix it
+	 * @param cause the failure behind it, if any
+	 * @return the exception to throw
+	 */
+	protected RuntimeException misconfigured(String description, String action, @Nullable Throwable cause) {
+		return new IllegalStateException(description + " " + action, cause);
 	}
 
 	@Override

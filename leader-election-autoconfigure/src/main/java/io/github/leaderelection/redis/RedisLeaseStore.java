@@ -71,6 +71,15 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	private final String keyPrefix;
 
+	/**
+	 * Said when no replica acknowledged: most often a server without replicas, where no wait can
+	 * ever succeed and no leader is ever elected.
+	 */
+	private static final String NO_REPLICA_HINT = ". No replica acknowledged: a Redis server without replicas "
+			+ "(standalone, or its replicas down) never does, and then nobody can lead. Set "
+			+ "leader-election.redis.replica-acks=0 for a server without replicas, or check that its replicas are "
+			+ "connected (INFO replication, connected_slaves)";
+
 	private final int replicaAcks;
 
 	private final Duration replicaAckTimeout;
@@ -367,7 +376,8 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 			return new LeaderElectionException("Could not " + this.operation + " group '" + this.group + "' in Redis: "
 					+ this.acknowledged + " of the " + RedisLeaseStore.this.replicaAcks
 					+ " replica acknowledgements required (replica-acks) arrived within the replica-ack-timeout ("
-					+ RedisLeaseStore.this.replicaAckTimeout.toMillis() + "ms) or the call's timeout");
+					+ RedisLeaseStore.this.replicaAckTimeout.toMillis() + "ms) or the call's timeout"
+					+ ((this.acknowledged <= 0) ? NO_REPLICA_HINT : ""));
 		}
 
 		/**

@@ -193,7 +193,7 @@ class OnlyOnLeaderInterceptorTests {
 		Set<Long> revokedTerms = ConcurrentHashMap.newKeySet();
 		try (LeaderElectionEngine fast = LeaderElectionEngine.builder(fastStore)
 			.candidateId("node-1")
-			.timing(new ElectionTiming(Duration.ofMillis(600), Duration.ofMillis(400), Duration.ofMillis(50)))
+			.timing(new ElectionTiming(Duration.ofMillis(600), Duration.ofMillis(400), Duration.ofMillis(100)))
 			.build()) {
 			OnlyOnLeaderInterceptor interceptor = new OnlyOnLeaderInterceptor(() -> fast, () -> "default",
 					() -> Duration.ofSeconds(20));

@@ -5,6 +5,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,10 +26,10 @@ class BackendDetectionTests {
 	@Test
 	void namesEveryFittingBackendWhenSeveralFit() {
 		BackendDetection detection = new BackendDetection(List.of(
-				new BackendDetection.Candidate(LeaderElectionBackend.JDBC, "a DataSource bean", "add one",
-						(context) -> true),
+				new BackendDetection.Candidate(LeaderElectionBackend.JDBC, "a DataSource bean", "add one", "jdbc",
+						(classLoader) -> true, (context) -> true),
 				new BackendDetection.Candidate(LeaderElectionBackend.REDIS, "a RedisConnectionFactory bean",
-						"add one", (context) -> true)));
+						"add one", "redis", (classLoader) -> true, (context) -> true)));
 		LeaderElectionConfigurationException failure = detection.noStore(null, this.context);
 		assertThat(failure.getMessage()).isEqualTo("Several leader election backends fit the application and "
 				+ "leader-election.backend is not set: jdbc (detected by a DataSource bean), redis (detected by a "
@@ -41,6 +42,16 @@ class BackendDetectionTests {
 		LeaderElectionConfigurationException failure = BackendDetection.standard().noStore(null, this.context);
 		assertThat(failure.getMessage()).contains("jdbc needs a DataSource bean");
 		assertThat(failure.action()).startsWith("To elect through jdbc, add spring-boot-starter-jdbc");
+	}
+
+	@Test
+	void namesTheBackendsOnTheClassPathAndWhatTheOthersNeed() {
+		assertThat(BackendDetection.standard().onClassPath(getClass().getClassLoader()))
+			.isEqualTo("jdbc, redis, zookeeper, in-memory");
+		FilteredClassLoader withoutRedisAndCurator = new FilteredClassLoader("org.springframework.data.redis.",
+				"org.apache.curator.");
+		assertThat(BackendDetection.standard().onClassPath(withoutRedisAndCurator)).isEqualTo(
+				"jdbc, in-memory; redis needs spring-boot-starter-data-redis, zookeeper needs org.apache.curator:curator-framework");
 	}
 
 	@Test

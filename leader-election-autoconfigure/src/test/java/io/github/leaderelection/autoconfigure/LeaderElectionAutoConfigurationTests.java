@@ -15,11 +15,14 @@ import io.github.leaderelection.event.LeaderElectionEventPublisher;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -29,6 +32,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Tests for {@link LeaderElectionAutoConfiguration}.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LeaderElectionAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -178,11 +182,29 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
+	void warnsOnceThatUnnamedApplicationsShareTheDefaultGroup(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory").run((context) -> {
+			assertThat(context.getBean(LeaderElection.class).group()).isEqualTo("default");
+			assertThat(output).containsOnlyOnce("Leader election joins group 'default' because neither "
+					+ "leader-election.group nor spring.application.name is set")
+				.contains("Set spring.application.name");
+		});
+	}
+
+	@Test
+	void saysNothingAboutTheGroupWhenTheApplicationHasAName(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "spring.application.name=orders")
+			.run((context) -> assertThat(output).doesNotContain("Leader election joins group"));
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.group=billing")
+			.run((context) -> assertThat(output).doesNotContain("Leader election joins group"));
+	}
+
+	@Test
 	void failsWithClearMessageWhenBackendIsUnknown() {
 		this.contextRunner.withPropertyValues("leader-election.backend=mongo").run((context) -> {
 			FailureAnalysis analysis = analyze(context);
 			assertThat(analysis.getDescription()).startsWith("Invalid value 'mongo' for leader-election.backend");
-			assertThat(analysis.getAction()).isEqualTo("Set leader-election.backend to an available backend (jdbc, "
+			assertThat(analysis.getAction()).isEqualTo("Set leader-election.backend to a backend on the class path (jdbc, "
 					+ "redis, zookeeper, in-memory), or remove it to detect the backend from the application's beans.");
 		});
 	}
@@ -224,8 +246,52 @@ class LeaderElectionAutoConfigurationTests {
 	@Test
 	void failsWithClearMessageWhenRetryPeriodIsZero() {
 		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.retry-period=0s")
+			.run((context) -> assertThat(analyze(context).getDescription()).contains("leader-election.retry-period=0s")
+				.contains("retry-period must be positive"));
+	}
+
+	@Test
+	void failsWithClearMessageWhenRetryPeriodIsBelowTheFloorThatAStoreCallNeeds() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.retry-period=1ms")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).contains("leader-election.retry-period=1ms")
+					.contains("retry-period must be at least 100ms (it is also the timeout of every store call)");
+				assertThat(analysis.getAction()).contains("retry-period >= 100ms");
+			});
+	}
+
+	@Test
+	void failsWithClearMessageWhenLeaseDurationIsNegative() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.lease-duration=-15s")
+			.run((context) -> assertThat(analyze(context).getDescription()).contains("leader-election.lease-duration=-15s")
+				.contains("lease-duration must be positive")
+				.doesNotContain("must be greater than renew-deadline"));
+	}
+
+	@Test
+	void failsWithClearMessageWhenRenewDeadlineIsZero() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.renew-deadline=0s")
+			.run((context) -> assertThat(analyze(context).getDescription()).contains("renew-deadline must be positive"));
+	}
+
+	@Test
+	void failsWithClearMessageWhenShutdownTimeoutIsNegative() {
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.shutdown-timeout=-1s")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription())
+					.isEqualTo("Invalid value '-1s' for leader-election.shutdown-timeout: it must be positive");
+				assertThat(analysis.getAction()).contains("leader-election.shutdown-timeout");
+			});
+	}
+
+	@Test
+	void failsWithClearMessageWhenShutdownTimeoutIsZeroWhichWouldWaitForever() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.shutdown-timeout=0s")
 			.run((context) -> assertThat(analyze(context).getDescription())
-				.contains("retry-period must be at least 1ms"));
+				.isEqualTo("Invalid value '0s' for leader-election.shutdown-timeout: it must be positive"));
 	}
 
 	@Test

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
@@ -120,9 +121,17 @@ class LeaderOnlyLifecycleAutoConfigurationTests {
 	@Test
 	void failsWithClearMessageWhenPropertyNamesAMissingBean() {
 		this.contextRunner.withPropertyValues("leader-election.lifecycle.beans=nosuchbean")
-			.run((context) -> assertThat(context).getFailure()
-				.hasMessageContaining("leader-election.lifecycle.beans names bean 'nosuchbean'")
-				.hasMessageContaining("no such bean"));
+			.run((context) -> {
+				assertThat(context).getFailure()
+					.hasMessageContaining("leader-election.lifecycle.beans names bean 'nosuchbean'")
+					.hasMessageContaining("no such bean");
+				FailureAnalysis analysis = new LeaderElectionFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).as("explained by the failure analyzer").isNotNull();
+				assertThat(analysis.getDescription())
+					.isEqualTo("leader-election.lifecycle.beans names bean 'nosuchbean', but there is no such bean.");
+				assertThat(analysis.getAction()).contains("or remove 'nosuchbean'")
+					.contains("The Lifecycle beans of this context are: ");
+			});
 	}
 
 	@Test
@@ -130,7 +139,10 @@ class LeaderOnlyLifecycleAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(NotALifecycleConfiguration.class)
 			.run((context) -> assertThat(context).getFailure()
 				.hasMessageContaining("Bean 'notALifecycle' is annotated with @LeaderOnlyLifecycle")
-				.hasMessageContaining("not a Lifecycle"));
+				.hasMessageContaining("not a Lifecycle")
+				.satisfies((failure) -> assertThat(new LeaderElectionFailureAnalyzer().analyze(failure))
+					.as("explained by the failure analyzer")
+					.isNotNull()));
 	}
 
 	@Test

@@ -87,6 +87,33 @@ class RedisReplicaAckTests {
 	}
 
 	@Test
+	void saysThatAServerWithoutReplicasNeverAcknowledges() {
+		try (LocalRedisServer standalone = LocalRedisServer.start()) {
+			LettuceConnectionFactory alone = TestRedis.connect(standalone.configuration());
+			try {
+				RedisLeaseStore store = new RedisLeaseStore(alone, "acks:", 1, Duration.ofMillis(200));
+				assertThatExceptionOfType(LeaderElectionException.class)
+					.isThrownBy(() -> store.tryAcquire("standalone", "a", LIVE, TIMEOUT))
+					.withMessageContaining("0 of the 1 replica acknowledgements required")
+					.withMessageContaining("a Redis server without replicas")
+					.withMessageContaining("leader-election.redis.replica-acks=0");
+			}
+			finally {
+				alone.destroy();
+			}
+		}
+	}
+
+	@Test
+	void saysNothingAboutMissingReplicasWhenSomeAcknowledged() {
+		RedisLeaseStore store = new RedisLeaseStore(factory, "acks:", 2, Duration.ofMillis(200));
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> store.tryAcquire("some-acks", "a", LIVE, TIMEOUT))
+			.withMessageContaining("1 of the 2 replica acknowledgements required")
+			.withMessageNotContaining("without replicas");
+	}
+
+	@Test
 	void waitsForReplicasNoLongerThanTheCallTimeout() {
 		RedisLeaseStore store = new RedisLeaseStore(factory, "acks:", 2, Duration.ofSeconds(10));
 		long start = System.nanoTime();

@@ -14,15 +14,16 @@ import java.util.stream.Collectors;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonInclude.Include;
 import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.LeaderInfo;
+import io.github.leaderelection.actuate.ActionFailedException.Kind;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -49,7 +50,10 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code unrestricted} ({@code management.endpoint.leaderelection.access}); by default it is
  * read-only.
  *
- * <p>Each write operation is logged at INFO, for the audit trail.
+ * <p>Each write operation is logged at INFO, for the audit trail. An action that fails throws an
+ * exception whose kind says why (bad request, unknown group, refused, store unavailable or timed
+ * out); over HTTP, {@link LeaderElectionEndpointWebExtension} answers it with 400, 404, 409, 503 or
+ * 504.
  *
  * <p>As a {@link LeaderElectionListener} (it must be added to the registry) it notes since when this
  * instance has observed each group's leader.
@@ -118,51 +122,60 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	@WriteOperation
 	public ActionDescriptor act(@Selector String group, @Selector String action, @Nullable String candidateId) {
 		LeaderElection election = this.registry.find(group)
-			.orElseThrow(() -> new InvalidEndpointRequestException("Unknown group '" + group + "'",
-					"This instance takes part in " + this.registry.elections()
+			.orElseThrow(() -> new ActionFailedException(Kind.UNKNOWN_GROUP, "Unknown group '" + group
+					+ "': this instance takes part in " + this.registry.elections()
 						.stream()
 						.map(LeaderElection::group)
 						.sorted()
 						.collect(Collectors.joining(", ", "[", "]"))));
-		return switch (Action.parse(action)) {
-			case YIELD -> {
-				logger.info("Yielding the leadership of group '{}' as asked through the leaderelection endpoint",
-						group);
-				boolean yielded = election.yieldLeadership();
-				yield new ActionDescriptor(group, Action.YIELD.value, this.registry.candidateId(),
-						yielded ? "yielded" : "not-leader");
-			}
-			case FORCE_LEADER -> {
-				String target = requireCandidate(group, candidateId);
-				logger.info("Forcing candidate '{}' to lead group '{}' as asked through the leaderelection endpoint",
-						target, group);
-				try {
-					election.forceLeader(target);
+		Action parsed = Action.parse(action);
+		try {
+			return switch (parsed) {
+				case YIELD -> {
+					logger.info("Yielding the leadership of group '{}' as asked through the leaderelection endpoint",
+							group);
+					boolean yielded = election.yieldLeadership();
+					yield new ActionDescriptor(group, Action.YIELD.value, this.registry.candidateId(),
+							yielded ? "yielded" : "not-leader");
 				}
-				catch (IllegalArgumentException ex) {
-					throw new InvalidEndpointRequestException("Invalid candidateId", ex.getMessage());
+				case FORCE_LEADER -> {
+					String target = requireCandidate(group, candidateId);
+					logger.info("Forcing candidate '{}' to lead group '{}' as asked through the leaderelection endpoint",
+							target, group);
+					try {
+						election.forceLeader(target);
+					}
+					catch (IllegalArgumentException ex) {
+						throw new ActionFailedException(Kind.BAD_REQUEST, "Invalid candidateId: " + ex.getMessage(), ex);
+					}
+					yield new ActionDescriptor(group, Action.FORCE_LEADER.value, target, "forced");
 				}
-				yield new ActionDescriptor(group, Action.FORCE_LEADER.value, target, "forced");
-			}
-			case FORCE_REELECTION -> {
-				logger.info("Forcing a re-election in group '{}' as asked through the leaderelection endpoint", group);
-				election.forceReelection();
-				yield new ActionDescriptor(group, Action.FORCE_REELECTION.value, null, "forced");
-			}
-		};
+				case FORCE_REELECTION -> {
+					logger.info("Forcing a re-election in group '{}' as asked through the leaderelection endpoint",
+							group);
+					election.forceReelection();
+					yield new ActionDescriptor(group, Action.FORCE_REELECTION.value, null, "forced");
+				}
+			};
+		}
+		catch (LeaderElectionException ex) {
+			ActionFailedException failure = ActionFailedException.fromStore(parsed.value, ex);
+			logger.warn("The {} of group '{}' asked through the leaderelection endpoint failed: {}", parsed.value,
+					group, failure.getMessage());
+			throw failure;
+		}
 	}
 
 	private String requireCandidate(String group, @Nullable String candidateId) {
 		if (candidateId == null || candidateId.isBlank()) {
-			throw new InvalidEndpointRequestException("Missing candidateId",
-					"force-leader needs the candidateId of the candidate to make leader, such as "
+			throw new ActionFailedException(Kind.BAD_REQUEST,
+					"Missing candidateId: force-leader needs the candidateId of the candidate to make leader, such as "
 							+ "{\"candidateId\": \"" + this.registry.candidateId() + "\"}");
 		}
 		List<String> known = participants(group);
 		if (known != null && !known.contains(candidateId)) {
-			throw new InvalidEndpointRequestException("Unknown candidate '" + candidateId + "'",
-					"Candidate '" + candidateId + "' does not take part in group '" + group + "'; its candidates are "
-							+ known);
+			throw new ActionFailedException(Kind.REFUSED, "Unknown candidate '" + candidateId + "': it does not take "
+					+ "part in group '" + group + "'; its candidates are " + known);
 		}
 		return candidateId;
 	}
@@ -179,7 +192,18 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	}
 
 	private @Nullable List<String> participants(String group) {
-		return (this.participants != null) ? this.participants.participants(group).orElse(null) : null;
+		if (this.participants == null) {
+			return null;
+		}
+		try {
+			return this.participants.participants(group).orElse(null);
+		}
+		catch (RuntimeException ex) {
+			// The store cannot tell now: show the group without them, and let a forced leader be
+			// judged by the store itself.
+			logger.debug("Could not list the participants of group '{}'", group, ex);
+			return null;
+		}
 	}
 
 	private record Observed(LeaderInfo leader, Instant at) {
@@ -202,8 +226,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 					return action;
 				}
 			}
-			throw new InvalidEndpointRequestException("Unknown action '" + value + "'",
-					"Use one of: yield, force-leader, force-reelection");
+			throw new ActionFailedException(Kind.BAD_REQUEST,
+					"Unknown action '" + value + "': use one of yield, force-leader, force-reelection");
 		}
 
 	}

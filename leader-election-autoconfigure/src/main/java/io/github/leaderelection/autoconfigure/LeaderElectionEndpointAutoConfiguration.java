@@ -2,10 +2,12 @@ package io.github.leaderelection.autoconfigure;
 
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.actuate.LeaderElectionEndpoint;
+import io.github.leaderelection.actuate.LeaderElectionEndpointWebExtension;
 import io.github.leaderelection.actuate.LeaderElectionParticipants;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -30,6 +32,14 @@ public final class LeaderElectionEndpointAutoConfiguration {
 	LeaderElectionEndpoint leaderElectionEndpoint(LeaderElectionRegistry registry,
 			ObjectProvider<LeaderElectionParticipants> participants) {
 		return new LeaderElectionEndpoint(registry, participants.getIfUnique());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(LeaderElectionEndpoint.class)
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	LeaderElectionEndpointWebExtension leaderElectionEndpointWebExtension(LeaderElectionEndpoint endpoint) {
+		return new LeaderElectionEndpointWebExtension(endpoint);
 	}
 
 }

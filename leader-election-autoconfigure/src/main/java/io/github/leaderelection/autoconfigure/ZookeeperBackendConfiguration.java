@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import io.github.leaderelection.LeaderElectionRegistry;
+import io.github.leaderelection.actuate.LeaderElectionParticipants;
 import io.github.leaderelection.autoconfigure.LeaderElectionZookeeperProperties.Acl;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.zookeeper.ZookeeperLeaseStore;
@@ -127,6 +128,16 @@ class ZookeeperBackendConfiguration {
 		checkSessionTimeout(client, ownClient.isPresent() ? zookeeper.getConnectionTimeout() : Duration.ZERO,
 				properties.getLeaseDuration());
 		return store;
+	}
+
+	/**
+	 * ZooKeeper knows who takes part in a group (one node per candidate): the endpoint lists them,
+	 * and refuses to force a candidate that is not one of them.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(LeaderElectionParticipants.class)
+	LeaderElectionParticipants zookeeperLeaderElectionParticipants(ZookeeperLeaseStore store) {
+		return (group) -> Optional.of(store.participants(group));
 	}
 
 	/**

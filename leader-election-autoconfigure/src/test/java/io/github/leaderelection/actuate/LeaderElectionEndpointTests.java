@@ -10,6 +10,7 @@ import java.util.Optional;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.actuate.ActionFailedException.Kind;
 import io.github.leaderelection.actuate.LeaderElectionEndpoint.ActionDescriptor;
 import io.github.leaderelection.actuate.LeaderElectionEndpoint.GroupDescriptor;
 import io.github.leaderelection.engine.LeaderElectionEngine;
@@ -17,7 +18,6 @@ import io.github.leaderelection.memory.InMemoryLeaseStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -135,15 +135,21 @@ class LeaderElectionEndpointTests {
 	@Test
 	void refusesUnknownGroupsActionsAndMissingCandidates() {
 		LeaderElectionEndpoint endpoint = new LeaderElectionEndpoint(startedLeader("first"), null);
-		assertThatExceptionOfType(InvalidEndpointRequestException.class)
-			.isThrownBy(() -> endpoint.act("billing", "yield", null))
-			.satisfies((ex) -> assertThat(ex.getReason()).contains("[orders]"));
-		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+		assertThatExceptionOfType(ActionFailedException.class).isThrownBy(() -> endpoint.act("billing", "yield", null))
+			.satisfies((ex) -> assertThat(ex.getMessage()).contains("[orders]"))
+			.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.UNKNOWN_GROUP));
+		assertThatExceptionOfType(ActionFailedException.class)
 			.isThrownBy(() -> endpoint.act("orders", "abdicate", null))
-			.satisfies((ex) -> assertThat(ex.getReason()).contains("yield, force-leader, force-reelection"));
-		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.satisfies((ex) -> assertThat(ex.getMessage()).contains("yield, force-leader, force-reelection"))
+			.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.BAD_REQUEST));
+		assertThatExceptionOfType(ActionFailedException.class)
 			.isThrownBy(() -> endpoint.act("orders", "force-leader", " "))
-			.satisfies((ex) -> assertThat(ex.getReason()).contains("candidateId"));
+			.satisfies((ex) -> assertThat(ex.getMessage()).contains("candidateId"))
+			.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.BAD_REQUEST));
+		assertThatExceptionOfType(ActionFailedException.class)
+			.isThrownBy(() -> endpoint.act("orders", "force-leader", "bad\nid"))
+			.satisfies((ex) -> assertThat(ex.getMessage()).startsWith("Invalid candidateId"))
+			.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.BAD_REQUEST));
 	}
 
 	@Test
@@ -152,10 +158,21 @@ class LeaderElectionEndpointTests {
 		LeaderElectionParticipants participants = (group) -> Optional.of(List.of("first", "second"));
 		LeaderElectionEndpoint endpoint = new LeaderElectionEndpoint(first, participants);
 		assertThat(endpoint.group("orders").participants()).containsExactly("first", "second");
-		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+		assertThatExceptionOfType(ActionFailedException.class)
 			.isThrownBy(() -> endpoint.act("orders", "force-leader", "third"))
-			.satisfies((ex) -> assertThat(ex.getReason()).contains("[first, second]"));
+			.satisfies((ex) -> assertThat(ex.getMessage()).contains("[first, second]"))
+			.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.REFUSED));
 		assertThat(first.find("orders").orElseThrow().isLeader()).isTrue();
+	}
+
+	@Test
+	void showsTheGroupWithoutParticipantsWhenTheStoreCannotListThem() {
+		LeaderElectionParticipants failing = (group) -> {
+			throw new IllegalStateException("ZooKeeper did not answer");
+		};
+		LeaderElectionEndpoint endpoint = new LeaderElectionEndpoint(startedLeader("first"), failing);
+		assertThat(endpoint.group("orders").participants()).isNull();
+		assertThat(endpoint.groups().groups()).containsKey("orders");
 	}
 
 	private LeaderElectionEngine startedLeader(String candidateId) {

@@ -1,0 +1,64 @@
+package io.github.leaderelection.actuate;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+
+/**
+ * The {@code leaderelection} endpoint over HTTP: each failed action answers a status an operator
+ * can act on, with a small JSON body, instead of a 500.
+ *
+ * <ul>
+ * <li>400: the request is wrong (no or an invalid candidate id, an unknown action);</li>
+ * <li>404: this instance takes no part in the group;</li>
+ * <li>409: the state refused it (for example forcing a candidate that takes no part in the
+ * group);</li>
+ * <li>503: the store failed; the action may or may not have taken effect;</li>
+ * <li>504: the store did not answer in time; the action may still take effect.</li>
+ * </ul>
+ */
+@EndpointWebExtension(endpoint = LeaderElectionEndpoint.class)
+public class LeaderElectionEndpointWebExtension {
+
+	private final LeaderElectionEndpoint endpoint;
+
+	/**
+	 * Creates the extension.
+	 * @param endpoint the endpoint it extends
+	 */
+	public LeaderElectionEndpointWebExtension(LeaderElectionEndpoint endpoint) {
+		this.endpoint = endpoint;
+	}
+
+	/**
+	 * Performs an administrator's action on a group, as {@link LeaderElectionEndpoint#act} does.
+	 * @param group the group
+	 * @param action {@code yield}, {@code force-leader} or {@code force-reelection}
+	 * @param candidateId the candidate to make leader, for {@code force-leader}
+	 * @return what was done, or why not with the status that says so
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> act(@Selector String group, @Selector String action,
+			@Nullable String candidateId) {
+		try {
+			return new WebEndpointResponse<>(this.endpoint.act(group, action, candidateId));
+		}
+		catch (ActionFailedException ex) {
+			Map<String, Object> body = new LinkedHashMap<>();
+			body.put("group", group);
+			body.put("action", action);
+			body.put("status", ex.kind().status());
+			body.put("error", ex.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+			body.put("message", ex.getMessage());
+			body.put("mayStillTakeEffect", ex.kind().mayStillTakeEffect());
+			return new WebEndpointResponse<>(body, ex.kind().status());
+		}
+	}
+
+}

@@ -1,5 +1,10 @@
 package io.github.leaderelection.sample;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 import io.github.leaderelection.Leadership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +60,27 @@ public class JobRunLog {
 			return false;
 		}
 		return true;
+	}
+
+	/**
+	 * The last runs of a group, newest first.
+	 * @param group the group
+	 * @param limit how many at most
+	 * @return each run's term, the candidate that ran it and when
+	 */
+	public List<Map<String, Object>> lastRuns(String group, int limit) {
+		return this.jdbc.query("SELECT term, candidate_id, ran_at FROM sample_job_run WHERE group_name = ? "
+				+ "ORDER BY ran_at DESC, term DESC", (rows) -> {
+					List<Map<String, Object>> runs = new ArrayList<>();
+					while (rows.next() && runs.size() < limit) {
+						Map<String, Object> run = new LinkedHashMap<>();
+						run.put("term", rows.getLong("term"));
+						run.put("candidateId", rows.getString("candidate_id"));
+						run.put("ranAt", rows.getTimestamp("ran_at").toInstant().toString());
+						runs.add(run);
+					}
+					return runs;
+				}, group);
 	}
 
 	private boolean createFence(String group) {

@@ -9,15 +9,19 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /} tells which instance this is and who leads, to watch a failover from a browser.
+ * {@code GET /} tells which instance this is, who leads, and the last runs of the leader-only job
+ * with their terms and instances, to watch a failover from a browser.
  */
 @RestController
 public class StatusController {
 
 	private final LeaderElection election;
 
-	public StatusController(LeaderElection election) {
+	private final JobRunLog runs;
+
+	public StatusController(LeaderElection election, JobRunLog runs) {
 		this.election = election;
+		this.runs = runs;
 	}
 
 	@GetMapping("/")
@@ -31,6 +35,7 @@ public class StatusController {
 			status.put("currentLeader", leader.candidateId());
 			status.put("currentTerm", leader.term());
 		});
+		status.put("lastRuns", this.runs.lastRuns(this.election.group(), 5));
 		return status;
 	}
 

@@ -6,14 +6,18 @@ import java.util.Map;
 
 import io.github.leaderelection.LeaderElection;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:sample-test;DB_CLOSE_DELAY=-1",
 		"leader-election.jdbc.allow-in-memory-database=true",
 		"leader-election.lease-duration=3s", "leader-election.renew-deadline=2s",
@@ -40,6 +44,29 @@ class SampleApplicationTests {
 		assertThat(runs).hasSize(1);
 		assertThat(runs.get(0).get("CANDIDATE_ID")).isEqualTo(this.election.candidateId());
 		assertThat(this.status.status()).containsEntry("leader", true).containsEntry("term", term);
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void theStatusPageListsTheLastRunsWithTheirTermsAndInstances() {
+		await().atMost(Duration.ofSeconds(20)).until(this.election::isLeader);
+		long term = this.election.leadership().orElseThrow().term();
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> ((List<Object>) this.status.status().get("lastRuns")).size() >= 3);
+		List<Map<String, Object>> lastRuns = (List<Map<String, Object>>) this.status.status().get("lastRuns");
+		assertThat(lastRuns).hasSizeBetween(3, 5);
+		assertThat(lastRuns.get(0)).containsEntry("term", term)
+			.containsEntry("candidateId", this.election.candidateId())
+			.containsKey("ranAt");
+	}
+
+	@Test
+	void theLeadersWorkIsVisibleAtInfo(CapturedOutput output) {
+		await().atMost(Duration.ofSeconds(20)).until(this.election::isLeader);
+		long term = this.election.leadership().orElseThrow().term();
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> output.getOut().contains("INFO") && output.getOut()
+				.contains("Leader-only job ran as " + this.election.candidateId() + " in term " + term));
 	}
 
 	@Test

@@ -22,7 +22,8 @@ import io.github.leaderelection.engine.LeaderElectionEngine;
  * @param storeUnreachable whether the store has not answered for longer than the renew deadline
  */
 record GroupState(LeaderElection election, boolean leading, Optional<LeaderInfo> leader,
-		Optional<Duration> leaseRemaining, String backend, int consecutiveFailures, boolean storeUnreachable) {
+		Optional<Duration> leaseRemaining, String backend, int consecutiveFailures, boolean storeUnreachable,
+		Optional<String> conflict) {
 
 	/** Shown as the backend of a registry that is not the library's engine. */
 	static final String UNKNOWN_BACKEND = "unknown";
@@ -33,12 +34,13 @@ record GroupState(LeaderElection election, boolean leading, Optional<LeaderInfo>
 			if (status.isPresent()) {
 				ElectionStatus current = status.get();
 				return new GroupState(election, current.leader(), current.currentLeader(), current.beliefRemaining(),
-						current.backend(), current.consecutiveFailures(), engine.isStoreUnreachable(election.group()));
+						current.backend(), current.consecutiveFailures(), engine.isStoreUnreachable(election.group()),
+						current.conflict());
 			}
 		}
 		// A registry of the application's own: only what the API tells.
 		return new GroupState(election, election.isLeader(), election.currentLeader(), Optional.empty(),
-				UNKNOWN_BACKEND, 0, false);
+				UNKNOWN_BACKEND, 0, false, Optional.empty());
 	}
 
 	String group() {

@@ -16,8 +16,9 @@ import org.springframework.boot.health.contributor.Status;
  * Reports whether the elections of this instance can work, with who leads each group.
  *
  * <p>Leading is not health: the leader and the followers are all {@code UP}. The indicator is
- * {@code DOWN} only while the store of some group has not answered for longer than the renew
- * deadline, when this instance can neither lead nor take over. Taking the status costs no I/O:
+ * {@code DOWN} only while this instance can neither lead nor take over in some group: its store has
+ * not answered for longer than the renew deadline, or another live process uses this instance's
+ * candidate id (detail {@code conflict}). Taking the status costs no I/O:
  * it reports what the election loop last saw.
  */
 public class LeaderElectionHealthIndicator extends AbstractHealthIndicator {
@@ -35,7 +36,7 @@ public class LeaderElectionHealthIndicator extends AbstractHealthIndicator {
 		boolean unreachable = false;
 		for (LeaderElection election : this.registry.elections()) {
 			GroupState state = GroupState.of(election, this.registry);
-			unreachable |= state.storeUnreachable();
+			unreachable |= state.storeUnreachable() || state.conflict().isPresent();
 			groups.put(state.group(), details(state));
 		}
 		builder.status(unreachable ? Status.DOWN : Status.UP);
@@ -53,6 +54,7 @@ public class LeaderElectionHealthIndicator extends AbstractHealthIndicator {
 		details.put("backend", state.backend());
 		details.put("consecutiveFailures", state.consecutiveFailures());
 		details.put("storeReachable", !state.storeUnreachable());
+		state.conflict().ifPresent((conflict) -> details.put("conflict", conflict));
 		return details;
 	}
 

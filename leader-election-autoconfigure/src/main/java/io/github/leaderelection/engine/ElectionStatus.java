@@ -19,10 +19,12 @@ import org.jspecify.annotations.Nullable;
  * @param sinceStoreAnswered time since the store last answered an attempt, or empty if it never has
  * @param consecutiveFailures failed attempts in a row; zero while the store answers
  * @param backend the store's backend name
+ * @param conflict why this instance does not compete for the group, such as another live process
+ * with the same candidate id; empty while it competes
  */
 public record ElectionStatus(String group, String candidateId, boolean leader, Optional<LeaderInfo> currentLeader,
 		Optional<Duration> beliefRemaining, Optional<Duration> sinceStoreAnswered, int consecutiveFailures,
-		String backend) {
+		String backend, Optional<String> conflict) {
 
 	/**
 	 * Whether the election cannot work from here: the store has not answered for longer than the

@@ -28,9 +28,9 @@ import static io.github.leaderelection.jdbc.SqlRunner.update;
  * every lease.
  *
  * <p>On PostgreSQL a release, a forced leader or a cleared holder is announced with
- * {@code pg_notify} on a channel named after the table ({@code <table>_changed}), and
- * {@link #watch} listens on it, so that followers take over at once rather than at their next
- * retry. Close the store to stop listening.
+ * {@code pg_notify} on a channel named after the table ({@code leader_election_changed} for
+ * the default table), and {@link #watch} listens on it, so that followers take over at once
+ * rather than at their next retry. Close the store to stop listening.
  */
 public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 

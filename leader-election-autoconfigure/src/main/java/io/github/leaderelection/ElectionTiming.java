@@ -7,14 +7,14 @@ import java.util.Objects;
  * The three durations that govern an election, as in Kubernetes client-go.
  *
  * <ul>
- * <li>{@code leaseDuration}: how long the store keeps a lease that is not renewed; crash failover
- * takes at most {@code leaseDuration + retryPeriod}.</li>
- * <li>{@code renewDeadline}: how long a leader keeps believing after the start of its last
- * successful renewal. The gap to {@code leaseDuration} is the margin that absorbs differences in
- * clock rate between this process and the store.</li>
- * <li>{@code retryPeriod}: how often the leader renews and followers try (each follower on a
- * phase of its own, so that followers do not hit the store together and a released lease is taken
- * within one retry period).</li>
+ * <li>{@code leaseDuration}: how long the store keeps a lease that is not renewed; crash
+ * failover takes at most {@code leaseDuration + retryPeriod}.</li>
+ * <li>{@code renewDeadline}: how long a leader keeps believing after the start of its
+ * last successful renewal. The gap to {@code leaseDuration} is the margin that absorbs
+ * differences in clock rate between this process and the store.</li>
+ * <li>{@code retryPeriod}: how often the leader renews and followers try (each follower
+ * on a phase of its own, so that followers do not hit the store together and a released
+ * lease is taken within one retry period).</li>
  * </ul>
  *
  * @param leaseDuration lease kept by the store
@@ -24,9 +24,10 @@ import java.util.Objects;
 public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
 
 	/**
-	 * The shortest retry period accepted: it is also the timeout of every store call, and a round
-	 * trip to a store over a network, with a connection taken from a pool, needs that much headroom;
-	 * below it every call of a networked store would time out and nobody would lead.
+	 * The shortest retry period accepted: it is also the timeout of every store call, and
+	 * a round trip to a store over a network, with a connection taken from a pool, needs
+	 * that much headroom; below it every call of a networked store would time out and
+	 * nobody would lead.
 	 */
 	public static final Duration MINIMUM_RETRY_PERIOD = Duration.ofMillis(100);
 
@@ -46,13 +47,16 @@ public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Dur
 					+ "ms (it is also the timeout of every store call) but is " + retryPeriod);
 		}
 		if (leaseDuration.compareTo(renewDeadline) <= 0) {
-			throw new IllegalArgumentException("lease-duration must be greater than renew-deadline, but lease-duration is "
-					+ leaseDuration + " and renew-deadline is " + renewDeadline);
+			throw new IllegalArgumentException(
+					"lease-duration must be greater than renew-deadline, but lease-duration is " + leaseDuration
+							+ " and renew-deadline is " + renewDeadline);
 		}
 		Duration minimumRenewDeadline = retryPeriod.multipliedBy(12).dividedBy(10);
 		if (renewDeadline.compareTo(minimumRenewDeadline) <= 0) {
-			throw new IllegalArgumentException("renew-deadline must be greater than 1.2 x retry-period, but renew-deadline is "
-					+ renewDeadline + " and 1.2 x retry-period is " + minimumRenewDeadline + " (retry-period " + retryPeriod + ")");
+			throw new IllegalArgumentException(
+					"renew-deadline must be greater than 1.2 x retry-period, but renew-deadline is " + renewDeadline
+							+ " and 1.2 x retry-period is " + minimumRenewDeadline + " (retry-period " + retryPeriod
+							+ ")");
 		}
 	}
 
@@ -63,8 +67,8 @@ public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Dur
 	}
 
 	/**
-	 * The timeout for one store call: one retry period, which the validation above keeps well
-	 * below the renew deadline, so a hung call cannot outlive the leader's belief.
+	 * The timeout for one store call: one retry period, which the validation above keeps
+	 * well below the renew deadline, so a hung call cannot outlive the leader's belief.
 	 */
 	public Duration storeCallTimeout() {
 		return this.retryPeriod;

@@ -6,14 +6,17 @@ import java.util.Optional;
  * This instance's part in the election of one group: whether it leads, who does, and the
  * operations an administrator needs.
  *
- * <p>{@link #isLeader()} is the only thing most code calls. It performs no I/O and takes no lock:
- * it compares a deadline on the monotonic clock, so a process that was paused past its lease
- * answers {@code false} the moment it wakes, even before the election thread has run.
+ * <p>
+ * {@link #isLeader()} is the only thing most code calls. It performs no I/O and takes no
+ * lock: it compares a deadline on the monotonic clock, so a process that was paused past
+ * its lease answers {@code false} the moment it wakes, even before the election thread
+ * has run.
  *
- * <p>IMPORTANT: a lease gives efficiency, not safety. Between a {@code true} answer and the write
- * it guards, this process can pause past its lease. Writes that must never come from two leaders
- * should carry {@link Leadership#term()} and be refused by the store when a higher term has
- * written (a fencing token).
+ * <p>
+ * IMPORTANT: a lease gives efficiency, not safety. Between a {@code true} answer and the
+ * write it guards, this process can pause past its lease. Writes that must never come
+ * from two leaders should carry {@link Leadership#term()} and be refused by the store
+ * when a higher term has written (a fencing token).
  */
 public interface LeaderElection {
 
@@ -35,8 +38,8 @@ public interface LeaderElection {
 	Optional<Leadership> leadership();
 
 	/**
-	 * The leader as this instance last observed it (from its own grant or its last read of the
-	 * store); empty when no leader is known. Costs no I/O.
+	 * The leader as this instance last observed it (from its own grant or its last read
+	 * of the store); empty when no leader is known. Costs no I/O.
 	 */
 	Optional<LeaderInfo> currentLeader();
 
@@ -47,23 +50,25 @@ public interface LeaderElection {
 	Optional<LeaderInfo> readLeader();
 
 	/**
-	 * Gives up leadership if this instance holds it: stops believing at once, releases the lease
-	 * and stays out of the race for twice the retry period so another candidate can take over.
+	 * Gives up leadership if this instance holds it: stops believing at once, releases
+	 * the lease and stays out of the race for twice the retry period so another candidate
+	 * can take over.
 	 * @return whether this instance was leading
 	 */
 	boolean yieldLeadership();
 
 	/**
-	 * Makes the given candidate the next leader of the group. The current leader (if any) loses
-	 * the lease at its next renewal; the target takes over once the current lease has run out,
-	 * so the two never lead at once. The target must be a running candidate of the group.
+	 * Makes the given candidate the next leader of the group. The current leader (if any)
+	 * loses the lease at its next renewal; the target takes over once the current lease
+	 * has run out, so the two never lead at once. The target must be a running candidate
+	 * of the group.
 	 * @throws LeaderElectionException if the store cannot be written
 	 */
 	void forceLeader(String candidateId);
 
 	/**
-	 * Forces a re-election: the current leader loses the lease at its next renewal and any
-	 * candidate may win the group once the current lease has run out.
+	 * Forces a re-election: the current leader loses the lease at its next renewal and
+	 * any candidate may win the group once the current lease has run out.
 	 * @throws LeaderElectionException if the store cannot be written
 	 */
 	void forceReelection();

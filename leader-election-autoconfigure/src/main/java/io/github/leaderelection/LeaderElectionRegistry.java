@@ -12,10 +12,10 @@ public interface LeaderElectionRegistry {
 	String candidateId();
 
 	/**
-	 * Joins a group (if not joined yet) and returns its election. Joining is allowed at any time;
-	 * a running registry starts competing for the group at once.
-	 * @throws IllegalArgumentException if the group name is blank, longer than 255 characters
-	 * or contains control characters
+	 * Joins a group (if not joined yet) and returns its election. Joining is allowed at
+	 * any time; a running registry starts competing for the group at once.
+	 * @throws IllegalArgumentException if the group name is blank, longer than 255
+	 * characters or contains control characters
 	 */
 	LeaderElection join(String group);
 

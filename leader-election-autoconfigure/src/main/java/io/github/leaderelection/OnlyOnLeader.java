@@ -9,31 +9,38 @@ import java.lang.annotation.Target;
 /**
  * Runs a method only while this instance leads a group; elsewhere the call is skipped.
  *
- * <p>A skipped call returns {@code null}, {@link java.util.Optional#empty()} (or an empty
- * {@code OptionalInt}, {@code OptionalLong}, {@code OptionalDouble}) or the default of a primitive
- * return type ({@code 0}, {@code false}). The check costs no I/O and takes no lock, so the
- * annotation suits {@code @Scheduled} jobs that fire on every instance, {@code @Async} methods
- * (the check then runs on the executor's thread) and plain bean methods alike. On a type, it
- * applies to every public method of the bean except {@code equals}, {@code hashCode},
- * {@code toString} and the other methods of {@code Object}.
+ * <p>
+ * A skipped call returns {@code null}, {@link java.util.Optional#empty()} (or an empty
+ * {@code OptionalInt}, {@code OptionalLong}, {@code OptionalDouble}) or the default of a
+ * primitive return type ({@code 0}, {@code false}). The check costs no I/O and takes no
+ * lock, so the annotation suits {@code @Scheduled} jobs that fire on every instance,
+ * {@code @Async} methods (the check then runs on the executor's thread) and plain bean
+ * methods alike. On a type, it applies to every public method of the bean except
+ * {@code equals}, {@code hashCode}, {@code toString} and the other methods of
+ * {@code Object}.
  *
- * <p>While a call runs, {@link LeadershipContext#current()} gives the {@link Leadership} it runs
- * under: pass its {@link Leadership#term() term} to writes that must be fenced. With
+ * <p>
+ * While a call runs, {@link LeadershipContext#current()} gives the {@link Leadership} it
+ * runs under: pass its {@link Leadership#term() term} to writes that must be fenced. With
  * {@code leader-election.enabled=false} every call runs, under a leadership of term 0. On
- * shutdown, this instance waits (for at most {@code leader-election.shutdown-timeout}) until
- * running calls have returned before it releases the lease, so a follower never takes over while
- * they still run.
+ * shutdown, this instance waits (for at most {@code leader-election.shutdown-timeout})
+ * until running calls have returned before it releases the lease, so a follower never
+ * takes over while they still run.
  *
- * <p>NOTE: the annotation works through a Spring proxy, like {@code @Transactional}: a call from
- * one method of a bean to another method of the same bean does not pass the proxy and is not
- * checked. Move the leader-only method to another bean, call it through the proxy (inject the
- * bean into itself with {@code @Lazy}), or ask {@link LeaderElection#isLeader()} in the code. A
- * method that no proxy can intercept (a private or static one, or, with class-based proxies, a
- * final one or one of a final class) fails startup with a message that names it.
+ * <p>
+ * NOTE: the annotation works through a Spring proxy, like {@code @Transactional}: a call
+ * from one method of a bean to another method of the same bean does not pass the proxy
+ * and is not checked. Move the leader-only method to another bean, call it through the
+ * proxy (inject the bean into itself with {@code @Lazy}), or ask
+ * {@link LeaderElection#isLeader()} in the code. A method that no proxy can intercept (a
+ * private or static one, or, with class-based proxies, a final one or one of a final
+ * class) fails startup with a message that names it.
  *
- * <p>IMPORTANT: the check happens when the call starts. A call that outlives its leadership (a
- * long job, a process pause) keeps running unless {@link #interruptOnRevoke()} is set and the
- * method reacts to interruption; long jobs should ask {@link Leadership#isValid()} as they go.
+ * <p>
+ * IMPORTANT: the check happens when the call starts. A call that outlives its leadership
+ * (a long job, a process pause) keeps running unless {@link #interruptOnRevoke()} is set
+ * and the method reacts to interruption; long jobs should ask
+ * {@link Leadership#isValid()} as they go.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
@@ -47,8 +54,8 @@ public @interface OnlyOnLeader {
 	String group() default "";
 
 	/**
-	 * Whether to interrupt the thread running the method when this instance stops leading the
-	 * group while the method runs.
+	 * Whether to interrupt the thread running the method when this instance stops leading
+	 * the group while the method runs.
 	 */
 	boolean interruptOnRevoke() default false;
 

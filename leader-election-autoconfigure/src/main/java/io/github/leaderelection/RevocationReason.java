@@ -9,8 +9,8 @@ public enum RevocationReason {
 	YIELDED,
 
 	/**
-	 * The lease was lost: a renewal found another holder or term, or the local deadline passed
-	 * (for example after a process pause) without a successful renewal.
+	 * The lease was lost: a renewal found another holder or term, or the local deadline
+	 * passed (for example after a process pause) without a successful renewal.
 	 */
 	LEASE_LOST,
 

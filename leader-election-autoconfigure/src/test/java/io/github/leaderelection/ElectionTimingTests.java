@@ -11,8 +11,8 @@ class ElectionTimingTests {
 
 	@Test
 	void defaultsAreThoseOfClientGo() {
-		assertThat(ElectionTiming.DEFAULTS).isEqualTo(
-				new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2)));
+		assertThat(ElectionTiming.DEFAULTS)
+			.isEqualTo(new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2)));
 	}
 
 	@Test
@@ -26,7 +26,8 @@ class ElectionTimingTests {
 	@Test
 	void failsWithClearMessageWhenRenewDeadlineIsNotLongerThanOnePointTwoRetryPeriods() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofMillis(2400), Duration.ofSeconds(2)))
+			.isThrownBy(
+					() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofMillis(2400), Duration.ofSeconds(2)))
 			.withMessageContaining("renew-deadline must be greater than 1.2 x retry-period")
 			.withMessageContaining("PT2.4S")
 			.withMessageContaining("retry-period PT2S");
@@ -49,7 +50,8 @@ class ElectionTimingTests {
 	void failsOnRetryPeriodBelowTheFloorThatAStoreCallNeeds() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofMillis(99)))
-			.withMessage("retry-period must be at least 100ms (it is also the timeout of every store call) but is PT0.099S");
+			.withMessage(
+					"retry-period must be at least 100ms (it is also the timeout of every store call) but is PT0.099S");
 		assertThat(new ElectionTiming(Duration.ofMillis(600), Duration.ofMillis(400), Duration.ofMillis(100))
 			.storeCallTimeout()).isEqualTo(ElectionTiming.MINIMUM_RETRY_PERIOD);
 	}
@@ -57,14 +59,16 @@ class ElectionTimingTests {
 	@Test
 	void failsOnNegativeLeaseDurationWithoutBlamingTheRelation() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(-15), Duration.ofSeconds(10), Duration.ofSeconds(2)))
+			.isThrownBy(
+					() -> new ElectionTiming(Duration.ofSeconds(-15), Duration.ofSeconds(10), Duration.ofSeconds(2)))
 			.withMessage("lease-duration must be positive but is PT-15S");
 	}
 
 	@Test
 	void failsOnNegativeRenewDeadline() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(-10), Duration.ofSeconds(2)))
+			.isThrownBy(
+					() -> new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(-10), Duration.ofSeconds(2)))
 			.withMessage("renew-deadline must be positive but is PT-10S");
 	}
 

@@ -5,15 +5,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Samples {@code isLeader()} of several candidates of one group, again and again, and counts the
- * samples in which more than one led throughout: the tests' check of "one believer at a time".
+ * Samples {@code isLeader()} of several candidates of one group, again and again, and
+ * counts the samples in which more than one led throughout: the tests' check of "one
+ * believer at a time".
  */
 public final class OverlapMonitor implements AutoCloseable {
 
-	/** Samples whose reads spread over more than this are not instants and are discarded. */
+	/**
+	 * Samples whose reads spread over more than this are not instants and are discarded.
+	 */
 	private static final long MAX_SAMPLE_NANOS = 20_000_000;
 
-	/** Between samples: gentle on a small machine, whose cores the electors under test need too. */
+	/**
+	 * Between samples: gentle on a small machine, whose cores the electors under test
+	 * need too.
+	 */
 	private static final long PAUSE_NANOS = 20_000;
 
 	private final List<LeaderElection> elections;
@@ -41,9 +47,12 @@ public final class OverlapMonitor implements AutoCloseable {
 			for (int i = 0; i < count; i++) {
 				forward[i] = this.elections.get(i).isLeader();
 			}
-			// Reads in sequence are not one instant: a handover can fall between two of them. A
-			// candidate counts only if it still leads when read again after all the others, in
-			// reverse order, so that it led throughout the window in which they were read.
+			// Reads in sequence are not one instant: a handover can fall between two of
+			// them. A
+			// candidate counts only if it still leads when read again after all the
+			// others, in
+			// reverse order, so that it led throughout the window in which they were
+			// read.
 			int leaders = 0;
 			for (int i = count - 1; i >= 0; i--) {
 				if (forward[i] && this.elections.get(i).isLeader()) {

@@ -26,8 +26,8 @@ import java.util.stream.Collectors;
 import org.h2.tools.Server;
 
 /**
- * Runs every figure in one go and writes {@code results.json} and {@code results.md} next to the
- * jar ({@code benchmarks/target/}).
+ * Runs every figure in one go and writes {@code results.json} and {@code results.md} next
+ * to the jar ({@code benchmarks/target/}).
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar quick|full [--only=gate,failover,load,scale]
@@ -89,9 +89,10 @@ public final class Benchmarks {
 			settings.put("failoverTiming", Timing.FAILOVER.toString());
 			settings.put("storeLoadTiming", Timing.FAILOVER.toString());
 			settings.put("scaleTiming", Timing.DEFAULTS.toString());
-			settings.put("comparableSettings", "SI lock registries: TTL / expireAfter = lease-duration, heartBeatMillis = "
-					+ "retry-period, busyWait 50 ms and idleBetweenTries 100 ms (defaults); SI ZooKeeper and our "
-					+ "ZooKeeper store: Curator session timeout = lease-duration (server tick 500 ms)");
+			settings
+				.put("comparableSettings", "SI lock registries: TTL / expireAfter = lease-duration, heartBeatMillis = "
+						+ "retry-period, busyWait 50 ms and idleBetweenTries 100 ms (defaults); SI ZooKeeper and our "
+						+ "ZooKeeper store: Curator session timeout = lease-duration (server tick 500 ms)");
 			settings.put("nodeJvmOptions", String.join(" ", NodeProcess.JVM_OPTIONS));
 			settings.put("failoverNodeJvmOptions", String.join(" ", NodeProcess.FAILOVER_JVM_OPTIONS));
 			results.put("settings", settings);
@@ -112,15 +113,15 @@ public final class Benchmarks {
 				List<Map<String, Object>> rows = new ArrayList<>();
 				results.put("storeLoad", rows);
 				for (String id : pick(LOAD, contenders)) {
-					section("store load " + id, load,
-							() -> rows.add(StoreLoad.run(Contender.parse(id), Timing.FAILOVER, full ? 5000 : 2000,
-									full ? 5000 : 2000, full ? 30000 : 5000, logDir)));
+					section("store load " + id, load, () -> rows.add(StoreLoad.run(Contender.parse(id), Timing.FAILOVER,
+							full ? 5000 : 2000, full ? 5000 : 2000, full ? 30000 : 5000, logDir)));
 				}
 			}
 			if (sections.contains("scale")) {
 				List<Map<String, Object>> rows = new ArrayList<>();
 				results.put("scale", rows);
-				// Each of our stores at 10 and at 1,000 groups, so that its threads can be compared with
+				// Each of our stores at 10 and at 1,000 groups, so that its threads can
+				// be compared with
 				// themselves; Spring Integration at 10 only (a thread per group).
 				List<Object[]> runs = new ArrayList<>();
 				for (String ours : List.of("ours-mariadb", "ours-postgresql", "ours-redis", "ours-zookeeper")) {
@@ -215,13 +216,15 @@ public final class Benchmarks {
 	private static Map<String, Object> machine() throws Exception {
 		Map<String, Object> machine = new LinkedHashMap<>();
 		machine.put("nproc", Runtime.getRuntime().availableProcessors());
-		String memTotal = Files.readAllLines(Path.of("/proc/meminfo")).stream()
+		String memTotal = Files.readAllLines(Path.of("/proc/meminfo"))
+			.stream()
 			.filter((line) -> line.startsWith("MemTotal"))
 			.findFirst()
 			.orElse("")
 			.replaceAll("\\s+", " ");
 		machine.put("memory", memTotal);
-		String cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+		String cpu = Files.readAllLines(Path.of("/proc/cpuinfo"))
+			.stream()
 			.filter((line) -> line.startsWith("model name"))
 			.findFirst()
 			.map((line) -> line.substring(line.indexOf(':') + 1).trim())
@@ -238,14 +241,16 @@ public final class Benchmarks {
 		String classPath = System.getProperty("java.class.path");
 		Path jar = Path.of(classPath.split(java.io.File.pathSeparator)[0]);
 		Path lib = jar.toAbsolutePath().getParent().resolve("lib");
-		List<String> wanted = List.of("leader-election-autoconfigure", "shedlock-spring", "shedlock-provider-jdbc-template",
-				"spring-integration-core", "spring-integration-jdbc", "spring-integration-redis",
-				"spring-integration-zookeeper", "curator-recipes", "zookeeper", "lettuce-core", "spring-data-redis",
-				"spring-core", "spring-boot", "mariadb-java-client", "postgresql", "h2", "HikariCP", "jmh-core");
+		List<String> wanted = List.of("leader-election-autoconfigure", "shedlock-spring",
+				"shedlock-provider-jdbc-template", "spring-integration-core", "spring-integration-jdbc",
+				"spring-integration-redis", "spring-integration-zookeeper", "curator-recipes", "zookeeper",
+				"lettuce-core", "spring-data-redis", "spring-core", "spring-boot", "mariadb-java-client", "postgresql",
+				"h2", "HikariCP", "jmh-core");
 		try (var files = Files.list(lib)) {
 			for (String name : files.map((p) -> p.getFileName().toString()).sorted().toList()) {
 				for (String artifact : wanted) {
-					if (name.startsWith(artifact + "-") && name.substring(artifact.length() + 1).matches("\\d.*\\.jar")) {
+					if (name.startsWith(artifact + "-")
+							&& name.substring(artifact.length() + 1).matches("\\d.*\\.jar")) {
 						versions.put(artifact, name.substring(artifact.length() + 1, name.length() - 4));
 					}
 				}
@@ -254,13 +259,14 @@ public final class Benchmarks {
 		catch (Exception ex) {
 			versions.put("libraries", "unknown: " + ex);
 		}
-		versions.put("server MariaDB (figures 2-4)", query(Store.MARIADB, "SELECT VERSION()") + " at "
-				+ Store.mariadbUrl());
+		versions.put("server MariaDB (figures 2-4)",
+				query(Store.MARIADB, "SELECT VERSION()") + " at " + Store.mariadbUrl());
 		try (Connection connection = DriverManager.getConnection(Store.sharedMariadbUrl(), Store.mariadbUser(),
-				Store.mariadbPassword()); Statement statement = connection.createStatement();
+				Store.mariadbPassword());
+				Statement statement = connection.createStatement();
 				ResultSet rows = statement.executeQuery("SELECT VERSION()")) {
-			versions.put("server MariaDB (ShedLock, figure 1)", (rows.next() ? rows.getString(1) : "?") + " at "
-					+ Store.sharedMariadbUrl());
+			versions.put("server MariaDB (ShedLock, figure 1)",
+					(rows.next() ? rows.getString(1) : "?") + " at " + Store.sharedMariadbUrl());
 		}
 		catch (Exception ex) {
 			versions.put("server MariaDB (ShedLock, figure 1)", "unreachable: " + ex.getMessage());
@@ -273,13 +279,21 @@ public final class Benchmarks {
 		catch (Exception ex) {
 			versions.put("server ZooKeeper", "unreachable: " + ex);
 		}
-		versions.put("server Redis", command("redis-cli", "-h", Store.redisHost(), "-p", Integer.toString(Store.redisPort()),
-				"info", "server").lines().filter((l) -> l.startsWith("redis_version")).findFirst().orElse("?").trim());
+		versions
+			.put("server Redis",
+					command("redis-cli", "-h", Store.redisHost(), "-p", Integer.toString(Store.redisPort()), "info",
+							"server")
+						.lines()
+						.filter((l) -> l.startsWith("redis_version"))
+						.findFirst()
+						.orElse("?")
+						.trim());
 		return versions;
 	}
 
 	private static String query(Store store, String sql) {
-		try (Connection connection = StoreAdmin.connect(store); Statement statement = connection.createStatement();
+		try (Connection connection = StoreAdmin.connect(store);
+				Statement statement = connection.createStatement();
 				ResultSet rows = statement.executeQuery(sql)) {
 			return rows.next() ? rows.getString(1) : "?";
 		}
@@ -304,8 +318,8 @@ public final class Benchmarks {
 			Files.createDirectories(logDir);
 			List<String> command = new ArrayList<>();
 			command.add(ProcessHandle.current().info().command().orElse("java"));
-			command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-Dlogback.configurationFile=logback-node.xml", "-cp",
-					System.getProperty("java.class.path"), ZookeeperServerMain.class.getName()));
+			command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-Dlogback.configurationFile=logback-node.xml",
+					"-cp", System.getProperty("java.class.path"), ZookeeperServerMain.class.getName()));
 			Process process = new ProcessBuilder(command)
 				.redirectError(ProcessBuilder.Redirect.appendTo(logDir.resolve("zookeeper-server.log").toFile()))
 				.start();

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code bench.*} system properties of the coordinator (store addresses, some set at run time),
- * passed on to every JVM it starts.
+ * The {@code bench.*} system properties of the coordinator (store addresses, some set at
+ * run time), passed on to every JVM it starts.
  */
 final class Coordinates {
 

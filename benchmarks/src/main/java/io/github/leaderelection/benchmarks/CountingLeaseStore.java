@@ -8,7 +8,8 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 
 /**
- * Counts the calls the engine makes to a store, to set beside what the store's server counts.
+ * Counts the calls the engine makes to a store, to set beside what the store's server
+ * counts.
  */
 final class CountingLeaseStore implements LeaseStore {
 

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Figure 2: time from the leader's {@code kill -9} to the next grant, and from the start of a
- * graceful stop to the next grant, with one leader and one follower, each in a JVM of its own.
- * After each trial the follower leads and a fresh follower is started.
+ * Figure 2: time from the leader's {@code kill -9} to the next grant, and from the start
+ * of a graceful stop to the next grant, with one leader and one follower, each in a JVM
+ * of its own. After each trial the follower leads and a fresh follower is started.
  */
 final class Failover {
 
@@ -74,7 +74,8 @@ final class Failover {
 		result.put("samplesMs", samples);
 		result.put("failures", failures);
 		if (!crash) {
-			// From the start of the stop until the leader's election has stopped and released the lease.
+			// From the start of the stop until the leader's election has stopped and
+			// released the lease.
 			result.put("leaderStopP50Ms", Stats.percentile(leaderStops, 50));
 			result.put("leaderStopSamplesMs", leaderStops);
 		}

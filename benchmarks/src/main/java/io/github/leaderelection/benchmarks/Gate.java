@@ -26,11 +26,17 @@ final class Gate {
 			.jvmArgsAppend("-Xms256m", "-Xmx256m", "-Dlogback.configurationFile=logback-node.xml")
 			.shouldFailOnError(true);
 		if (full) {
-			options.forks(2).warmupIterations(5).warmupTime(TimeValue.seconds(1)).measurementIterations(5)
+			options.forks(2)
+				.warmupIterations(5)
+				.warmupTime(TimeValue.seconds(1))
+				.measurementIterations(5)
 				.measurementTime(TimeValue.seconds(2));
 		}
 		else {
-			options.forks(1).warmupIterations(2).warmupTime(TimeValue.seconds(1)).measurementIterations(2)
+			options.forks(1)
+				.warmupIterations(2)
+				.warmupTime(TimeValue.seconds(1))
+				.measurementIterations(2)
 				.measurementTime(TimeValue.seconds(1));
 		}
 		Collection<RunResult> results = new Runner(options.build()).run();

@@ -42,10 +42,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Figure 1: the cost of one call of a gated method, in a minimal Spring context with the
- * {@code @OnlyOnLeader} advisor (on an in-memory store, as leader and as follower) or with ShedLock's
- * {@code @SchedulerLock} (JdbcTemplate provider, {@code usingDbTime()}, on H2 in memory and on
- * MariaDB), against a plain call. For ShedLock, "runs" is a call that takes the free lock, runs and
- * releases it; "skips" is a call that finds the lock held by another node.
+ * {@code @OnlyOnLeader} advisor (on an in-memory store, as leader and as follower) or
+ * with ShedLock's {@code @SchedulerLock} (JdbcTemplate provider, {@code usingDbTime()},
+ * on H2 in memory and on MariaDB), against a plain call. For ShedLock, "runs" is a call
+ * that takes the free lock, runs and releases it; "skips" is a call that finds the lock
+ * held by another node.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -53,7 +54,10 @@ public class GateBenchmark {
 
 	static final String GROUP = "gate";
 
-	/** The work is trivial, so that the figure is the gate's cost; void, as a scheduled job is. */
+	/**
+	 * The work is trivial, so that the figure is the gate's cost; void, as a scheduled
+	 * job is.
+	 */
 	public static class Job {
 
 		private int runs;
@@ -178,7 +182,10 @@ public class GateBenchmark {
 
 		final Job job = new Job();
 
-		/** The same class behind a Spring AOP proxy whose only advice passes the call on: the floor of any proxy gate. */
+		/**
+		 * The same class behind a Spring AOP proxy whose only advice passes the call on:
+		 * the floor of any proxy gate.
+		 */
 		Job proxied;
 
 		@Setup(Level.Trial)
@@ -191,7 +198,10 @@ public class GateBenchmark {
 
 	}
 
-	/** A context whose engine leads, or follows a candidate that holds the lease for a day. */
+	/**
+	 * A context whose engine leads, or follows a candidate that holds the lease for a
+	 * day.
+	 */
 	public abstract static class OnlyOnLeaderState {
 
 		AnnotationConfigApplicationContext context;
@@ -215,8 +225,8 @@ public class GateBenchmark {
 			this.election = this.engine.join(GROUP);
 			this.engine.start();
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-			while (System.nanoTime() < deadline && (leader != this.election.isLeader()
-					|| this.election.currentLeader().isEmpty())) {
+			while (System.nanoTime() < deadline
+					&& (leader != this.election.isLeader() || this.election.currentLeader().isEmpty())) {
 				Thread.sleep(10);
 			}
 			if (leader != this.election.isLeader()) {
@@ -260,7 +270,10 @@ public class GateBenchmark {
 
 	}
 
-	/** A ShedLock context on a database, its table created and the "held" lock taken by another node. */
+	/**
+	 * A ShedLock context on a database, its table created and the "held" lock taken by
+	 * another node.
+	 */
 	public abstract static class ShedLockState {
 
 		HikariDataSource dataSource;

@@ -12,12 +12,15 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A node: one JVM that runs one or more candidates of one contender, started by the coordinator.
- * It prints protocol lines starting with {@code @} on standard output (timestamps are
- * {@link System#nanoTime()}, the system-wide monotonic clock on Linux, so comparable between JVMs
- * of one host) and takes commands on standard input: {@code start}, {@code stats}, {@code stop}.
+ * A node: one JVM that runs one or more candidates of one contender, started by the
+ * coordinator. It prints protocol lines starting with {@code @} on standard output
+ * (timestamps are {@link System#nanoTime()}, the system-wide monotonic clock on Linux, so
+ * comparable between JVMs of one host) and takes commands on standard input:
+ * {@code start}, {@code stats}, {@code stop}.
  *
- * <p>Arguments: {@code <contender> <nodeId> <groups> <candidates> <lease,renew,retry ms> <autostart>}.
+ * <p>
+ * Arguments:
+ * {@code <contender> <nodeId> <groups> <candidates> <lease,renew,retry ms> <autostart>}.
  */
 public final class NodeMain {
 

@@ -16,18 +16,21 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The coordinator's handle on a node JVM: starts it, sends it commands, and turns its protocol
- * lines into {@link Event}s on a queue shared by all nodes of a measurement.
+ * The coordinator's handle on a node JVM: starts it, sends it commands, and turns its
+ * protocol lines into {@link Event}s on a queue shared by all nodes of a measurement.
  */
 final class NodeProcess implements AutoCloseable {
 
-	/** JVM options of every node: small heaps, as on a real service with one job scheduler. */
+	/**
+	 * JVM options of every node: small heaps, as on a real service with one job
+	 * scheduler.
+	 */
 	static final List<String> JVM_OPTIONS = List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
 			"-Dlogback.configurationFile=logback-node.xml");
 
 	/**
-	 * Failover nodes also stop at the C1 compiler: they start several times faster on two busy
-	 * cores, and what they measure is waiting, not computing.
+	 * Failover nodes also stop at the C1 compiler: they start several times faster on two
+	 * busy cores, and what they measure is waiting, not computing.
 	 */
 	static final List<String> FAILOVER_JVM_OPTIONS = List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
 			"-XX:TieredStopAtLevel=1", "-Dlogback.configurationFile=logback-node.xml");
@@ -77,7 +80,8 @@ final class NodeProcess implements AutoCloseable {
 		command.add(Boolean.toString(autostart));
 		Files.createDirectories(logDir);
 		ProcessBuilder builder = new ProcessBuilder(command);
-		builder.redirectError(ProcessBuilder.Redirect.appendTo(logDir.resolve(contender.id() + "-" + id + ".log").toFile()));
+		builder.redirectError(
+				ProcessBuilder.Redirect.appendTo(logDir.resolve(contender.id() + "-" + id + ".log").toFile()));
 		return new NodeProcess(id, builder.start(), events);
 	}
 
@@ -116,8 +120,8 @@ final class NodeProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Waits for this node's next event of a type that no earlier call took; events of other types
-	 * stay for the calls that want them (a grant can come before READY).
+	 * Waits for this node's next event of a type that no earlier call took; events of
+	 * other types stay for the calls that want them (a grant can come before READY).
 	 */
 	Event await(String type, long timeoutMillis) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -135,8 +139,8 @@ final class NodeProcess implements AutoCloseable {
 				}
 				long remaining = deadline - System.nanoTime();
 				if (remaining <= 0) {
-					throw new IllegalStateException("Node " + this.id + " sent no " + type + " within " + timeoutMillis
-							+ " ms");
+					throw new IllegalStateException(
+							"Node " + this.id + " sent no " + type + " within " + timeoutMillis + " ms");
 				}
 				TimeUnit.NANOSECONDS.timedWait(this.own, remaining);
 			}
@@ -148,7 +152,10 @@ final class NodeProcess implements AutoCloseable {
 		this.stdin.flush();
 	}
 
-	/** Asks for statistics and parses the answer into numbers (and {@code families} as text). */
+	/**
+	 * Asks for statistics and parses the answer into numbers (and {@code families} as
+	 * text).
+	 */
 	Map<String, String> stats(boolean gc) throws Exception {
 		send(gc ? "stats-gc" : "stats");
 		Event event = await("STATS", 30000);

@@ -11,7 +11,10 @@ interface Participant extends AutoCloseable {
 	/** How many groups this candidate leads now. */
 	int led();
 
-	/** Store calls made so far, counted by the client; -1 where the contender cannot be counted. */
+	/**
+	 * Store calls made so far, counted by the client; -1 where the contender cannot be
+	 * counted.
+	 */
 	default long storeCalls() {
 		return -1;
 	}
@@ -27,7 +30,10 @@ interface Participant extends AutoCloseable {
 
 		void revoked(String group);
 
-		/** The election is stopped and the leases released; only connections remain to close. */
+		/**
+		 * The election is stopped and the leases released; only connections remain to
+		 * close.
+		 */
 		default void released() {
 		}
 

@@ -42,8 +42,8 @@ import org.springframework.integration.zookeeper.leader.LeaderInitiator;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
- * The contenders as candidates in a node JVM: this starter, Spring Integration's initiators and the
- * seed documents' SQL.
+ * The contenders as candidates in a node JVM: this starter, Spring Integration's
+ * initiators and the seed documents' SQL.
  */
 final class Participants {
 
@@ -107,10 +107,12 @@ final class Participants {
 			this.events = events;
 			LeaseStore lease = switch (storeKind) {
 				case MARIADB, POSTGRESQL, H2 -> {
-					// The engine's two store threads, and on PostgreSQL the connection that listens.
+					// The engine's two store threads, and on PostgreSQL the connection
+					// that listens.
 					DataSource dataSource = storeKind.dataSource(3);
 					JdbcLeaseStore jdbc = new JdbcLeaseStore(dataSource, Store.OURS_TABLE);
-					this.resources.add(jdbc); // before the pool: it gives the listening connection back
+					this.resources.add(jdbc); // before the pool: it gives the listening
+												// connection back
 					this.resources.add(dataSource);
 					jdbc.createTableIfMissing();
 					yield jdbc;
@@ -208,8 +210,9 @@ final class Participants {
 	}
 
 	/**
-	 * Spring Integration's {@link LockRegistryLeaderInitiator}, one per group (each with its own
-	 * thread), on a {@link JdbcLockRegistry} or {@link RedisLockRegistry} per candidate.
+	 * Spring Integration's {@link LockRegistryLeaderInitiator}, one per group (each with
+	 * its own thread), on a {@link JdbcLockRegistry} or {@link RedisLockRegistry} per
+	 * candidate.
 	 */
 	static final class SpringIntegrationLocks implements Participant {
 
@@ -269,7 +272,10 @@ final class Participants {
 
 	}
 
-	/** Spring Integration's ZooKeeper {@link LeaderInitiator} (Curator LeaderSelector), one per group. */
+	/**
+	 * Spring Integration's ZooKeeper {@link LeaderInitiator} (Curator LeaderSelector),
+	 * one per group.
+	 */
 	static final class SpringIntegrationZookeeper implements Participant {
 
 		private final CuratorFramework client;
@@ -311,8 +317,9 @@ final class Participants {
 	}
 
 	/**
-	 * The seed documents' SQL (seed 001, with seed 000's Java loop): every second each node runs the
-	 * upsert, then asks "am I leader?" with a SELECT; a leader is replaced 20 s after it stopped.
+	 * The seed documents' SQL (seed 001, with seed 000's Java loop): every second each
+	 * node runs the upsert, then asks "am I leader?" with a SELECT; a leader is replaced
+	 * 20 s after it stopped.
 	 */
 	static final class SeedSql implements Participant {
 

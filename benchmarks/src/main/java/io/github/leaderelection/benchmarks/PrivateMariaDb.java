@@ -13,9 +13,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A MariaDB server of the harness's own (the machine's {@code mariadbd}, default settings but a
- * small buffer pool, its data under {@code target/}), for figures 2 to 4: its status counters then
- * count the benchmark's statements only, whatever other clients do to the shared server meanwhile.
+ * A MariaDB server of the harness's own (the machine's {@code mariadbd}, default settings
+ * but a small buffer pool, its data under {@code target/}), for figures 2 to 4: its
+ * status counters then count the benchmark's statements only, whatever other clients do
+ * to the shared server meanwhile.
  */
 final class PrivateMariaDb implements AutoCloseable {
 
@@ -57,8 +58,8 @@ final class PrivateMariaDb implements AutoCloseable {
 		Runtime.getRuntime().addShutdownHook(new Thread(process::destroy));
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
 		while (true) {
-			try (Connection connection = DriverManager.getConnection(server.url("") + "?connectTimeout=500", "root", "");
-					Statement statement = connection.createStatement()) {
+			try (Connection connection = DriverManager.getConnection(server.url("") + "?connectTimeout=500", "root",
+					""); Statement statement = connection.createStatement()) {
 				statement.execute("CREATE DATABASE IF NOT EXISTS test");
 				return server;
 			}

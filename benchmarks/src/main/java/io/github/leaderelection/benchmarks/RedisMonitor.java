@@ -11,10 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts, with Redis's {@code MONITOR}, the commands that name the benchmark's keys: those sent by
- * clients (the requests) apart from those that Lua scripts run inside one request. The server's
- * {@code INFO commandstats} cannot tell the two apart and counts other clients of a shared server
- * too.
+ * Counts, with Redis's {@code MONITOR}, the commands that name the benchmark's keys:
+ * those sent by clients (the requests) apart from those that Lua scripts run inside one
+ * request. The server's {@code INFO commandstats} cannot tell the two apart and counts
+ * other clients of a shared server too.
  */
 final class RedisMonitor implements AutoCloseable {
 
@@ -51,7 +51,8 @@ final class RedisMonitor implements AutoCloseable {
 		try {
 			String line;
 			while ((line = in.readLine()) != null) {
-				// +1700000000.123456 [0 127.0.0.1:54321] "evalsha" "..." "2" "bench-le:{bench}:lease" ...
+				// +1700000000.123456 [0 127.0.0.1:54321] "evalsha" "..." "2"
+				// "bench-le:{bench}:lease" ...
 				if (!line.contains("\"" + Store.REDIS_OURS_PREFIX) && !line.contains("\"" + Store.REDIS_SI_REGISTRY)) {
 					continue;
 				}

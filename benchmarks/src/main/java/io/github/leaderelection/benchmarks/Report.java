@@ -46,8 +46,10 @@ final class Report {
 			double follower = gate(results, "onlyOnLeaderOnFollower");
 			goal(goals, "Gate under 50 ns per call (leader)", leader < 50, fmt("%.1f ns", leader));
 			goal(goals, "Gate under 50 ns per call (follower)", follower < 50, fmt("%.1f ns", follower));
-			// Like for like: on the node that runs the job, our leader call against a ShedLock call
-			// that takes the lock, runs and releases it; elsewhere, our follower call against a
+			// Like for like: on the node that runs the job, our leader call against a
+			// ShedLock call
+			// that takes the lock, runs and releases it; elsewhere, our follower call
+			// against a
 			// ShedLock call that finds the lock held.
 			for (String database : List.of("H2", "MariaDb")) {
 				for (String[] pair : List.of(new String[] { "leader", "Runs" }, new String[] { "follower", "Skips" })) {
@@ -70,8 +72,10 @@ final class Report {
 			}
 			Map<String, Object> crash = map(row.get("crash"));
 			double p99 = number(crash.get("p99Ms"));
-			goal(goals, "Crash failover p99 within lease + 1.2 x retry + 100 ms = " + fmt("%.0f ms", timing.crashBoundMs())
-					+ " (" + id + ")", p99 <= timing.crashBoundMs(), fmt("p99 %.0f ms", p99) + trialsNote(crash));
+			goal(goals,
+					"Crash failover p99 within lease + 1.2 x retry + 100 ms = " + fmt("%.0f ms", timing.crashBoundMs())
+							+ " (" + id + ")",
+					p99 <= timing.crashBoundMs(), fmt("p99 %.0f ms", p99) + trialsNote(crash));
 			Map<String, Object> graceful = map(row.get("graceful"));
 			double p50 = number(graceful.get("p50Ms"));
 			boolean pushStore = id.endsWith("redis") || id.endsWith("zookeeper") || id.endsWith("postgresql");
@@ -117,7 +121,8 @@ final class Report {
 	private static String trialsNote(Map<String, Object> trials) {
 		Object failures = trials.get("failures");
 		int failed = (failures instanceof List<?> list) ? list.size() : 0;
-		return fmt(" over %d trials", (int) number(trials.get("trials"))) + ((failed > 0) ? ", " + failed + " failed" : "");
+		return fmt(" over %d trials", (int) number(trials.get("trials")))
+				+ ((failed > 0) ? ", " + failed + " failed" : "");
 	}
 
 	private static String electionThreads(Map<String, Object> scaleRow) {
@@ -142,20 +147,34 @@ final class Report {
 
 	static String markdown(Map<String, Object> results) {
 		StringBuilder md = new StringBuilder();
-		md.append("Mode: **").append(results.get("mode")).append("**, started ").append(results.get("started"))
-			.append(", took ").append(fmt("%.0f s", number(results.get("durationSeconds")))).append(".\n\n");
+		md.append("Mode: **")
+			.append(results.get("mode"))
+			.append("**, started ")
+			.append(results.get("started"))
+			.append(", took ")
+			.append(fmt("%.0f s", number(results.get("durationSeconds"))))
+			.append(".\n\n");
 		List<Map<String, Object>> gate = rows(results, "gate");
 		if (!gate.isEmpty()) {
 			double h2 = gate(results, "shedLockH2Runs");
 			double maria = gate(results, "shedLockMariaDbRuns");
 			md.append("### 1. Gate cost (JMH, ns per call)\n\n");
-			md.append("| call | ns per call | ± (99.9 %) | ShedLock H2 (runs) ÷ this | ShedLock MariaDB (runs) ÷ this |\n");
+			md.append(
+					"| call | ns per call | ± (99.9 %) | ShedLock H2 (runs) ÷ this | ShedLock MariaDB (runs) ÷ this |\n");
 			md.append("|---|---:|---:|---:|---:|\n");
 			for (Map<String, Object> row : gate) {
 				double ns = number(row.get("nsPerCall"));
-				md.append("| `").append(row.get("benchmark")).append("` | ").append(fmt("%,.1f", ns)).append(" | ")
-					.append(ms1(row.get("error99"))).append(" | ").append(fmt("%,.0f", h2 / ns))
-					.append(" | ").append(fmt("%,.0f", maria / ns)).append(" |\n");
+				md.append("| `")
+					.append(row.get("benchmark"))
+					.append("` | ")
+					.append(fmt("%,.1f", ns))
+					.append(" | ")
+					.append(ms1(row.get("error99")))
+					.append(" | ")
+					.append(fmt("%,.0f", h2 / ns))
+					.append(" | ")
+					.append(fmt("%,.0f", maria / ns))
+					.append(" |\n");
 			}
 			md.append('\n');
 		}
@@ -168,38 +187,65 @@ final class Report {
 			for (Map<String, Object> row : failover) {
 				Map<String, Object> crash = map(row.get("crash"));
 				Map<String, Object> graceful = map(row.get("graceful"));
-				md.append("| ").append(row.get("label")).append(" | ").append(ms(crash.get("p50Ms"))).append(" | ")
-					.append(ms(crash.get("p99Ms"))).append(" | ").append(ms(crash.get("maxMs"))).append(" | ")
-					.append(fmt("%.0f", Timing.FAILOVER.crashBoundMs())).append(" | ").append(ms(graceful.get("p50Ms")))
-					.append(" | ").append(ms(graceful.get("p99Ms"))).append(" | ").append(ms(graceful.get("maxMs")))
-					.append(" | ").append(ms(graceful.get("leaderStopP50Ms")))
-					.append(" | ").append(trials(crash)).append(" / ").append(trials(graceful)).append(" |\n");
+				md.append("| ")
+					.append(row.get("label"))
+					.append(" | ")
+					.append(ms(crash.get("p50Ms")))
+					.append(" | ")
+					.append(ms(crash.get("p99Ms")))
+					.append(" | ")
+					.append(ms(crash.get("maxMs")))
+					.append(" | ")
+					.append(fmt("%.0f", Timing.FAILOVER.crashBoundMs()))
+					.append(" | ")
+					.append(ms(graceful.get("p50Ms")))
+					.append(" | ")
+					.append(ms(graceful.get("p99Ms")))
+					.append(" | ")
+					.append(ms(graceful.get("maxMs")))
+					.append(" | ")
+					.append(ms(graceful.get("leaderStopP50Ms")))
+					.append(" | ")
+					.append(trials(crash))
+					.append(" / ")
+					.append(trials(graceful))
+					.append(" |\n");
 			}
 			md.append('\n');
 		}
 		List<Map<String, Object>> load = rows(results, "storeLoad");
 		if (!load.isEmpty()) {
 			md.append("### 3. Store load (1 leader + 4 followers, one group, steady state)\n\n");
-			md.append("| contender | requests/s at the server | per candidate per period | period | client store calls/s "
-					+ "| own sampling subtracted (/s) | counted as |\n");
+			md.append(
+					"| contender | requests/s at the server | per candidate per period | period | client store calls/s "
+							+ "| own sampling subtracted (/s) | counted as |\n");
 			md.append("|---|---:|---:|---:|---:|---:|---|\n");
 			for (Map<String, Object> row : load) {
-				md.append("| ").append(row.get("label")).append(" | ")
-					.append(fmt("%.1f", number(row.get("requestsPerSecond")))).append(" | ")
-					.append(fmt("%.2f", number(row.get("perCandidatePerPeriod")))).append(" | ")
-					.append(fmt("%.0f ms", number(row.get("periodMs")))).append(" | ")
+				md.append("| ")
+					.append(row.get("label"))
+					.append(" | ")
+					.append(fmt("%.1f", number(row.get("requestsPerSecond"))))
+					.append(" | ")
+					.append(fmt("%.2f", number(row.get("perCandidatePerPeriod"))))
+					.append(" | ")
+					.append(fmt("%.0f ms", number(row.get("periodMs"))))
+					.append(" | ")
 					.append(row.get("clientCallsPerSecond") == null ? "n/a"
 							: fmt("%.1f", number(row.get("clientCallsPerSecond"))))
-					.append(" | ").append(fmt("%.1f", number(row.get("baselinePerSecond")))).append(" | ")
-					.append(row.get("counter")).append(" |\n");
+					.append(" | ")
+					.append(fmt("%.1f", number(row.get("baselinePerSecond"))))
+					.append(" | ")
+					.append(row.get("counter"))
+					.append(" |\n");
 			}
 			md.append('\n');
 		}
 		List<Map<String, Object>> scale = rows(results, "scale");
 		if (!scale.isEmpty()) {
 			md.append("### 4. Scale (3 nodes, ").append(Timing.DEFAULTS).append(")\n\n");
-			md.append("| contender | groups | all led after | threads per node | election threads per node | CPU per node "
-					+ "| heap after GC per node | server requests/s per node | client store calls/s per node |\n");
+			md.append(
+					"| contender | groups | all led after | threads per node | election threads per node | CPU per node "
+							+ "| heap after GC per node | server requests/s per node | client store calls/s per node |\n");
 			md.append("|---|---:|---:|---|---|---|---|---:|---|\n");
 			for (Map<String, Object> row : scale) {
 				List<String> threads = new ArrayList<>();
@@ -217,12 +263,25 @@ final class Report {
 							: fmt("%.0f", number(node.get("clientStoreCallsPerSecond"))));
 				}
 				Object all = row.get("timeUntilAllLedMs");
-				md.append("| ").append(row.get("label")).append(" | ").append(fmt("%,d", (int) number(row.get("groups"))))
-					.append(" | ").append((all == null) ? "not all (" + row.get("groupsLed") + ")" : fmt("%,.0f ms", number(all)))
-					.append(" | ").append(String.join(" / ", threads)).append(" | ").append(String.join(" / ", election))
-					.append(" | ").append(String.join(" / ", cpu)).append(" | ").append(String.join(" / ", heap))
-					.append(" | ").append(fmt("%.0f", number(row.get("serverRequestsPerSecondPerNode")))).append(" | ")
-					.append(String.join(" / ", calls)).append(" |\n");
+				md.append("| ")
+					.append(row.get("label"))
+					.append(" | ")
+					.append(fmt("%,d", (int) number(row.get("groups"))))
+					.append(" | ")
+					.append((all == null) ? "not all (" + row.get("groupsLed") + ")" : fmt("%,.0f ms", number(all)))
+					.append(" | ")
+					.append(String.join(" / ", threads))
+					.append(" | ")
+					.append(String.join(" / ", election))
+					.append(" | ")
+					.append(String.join(" / ", cpu))
+					.append(" | ")
+					.append(String.join(" / ", heap))
+					.append(" | ")
+					.append(fmt("%.0f", number(row.get("serverRequestsPerSecondPerNode"))))
+					.append(" | ")
+					.append(String.join(" / ", calls))
+					.append(" |\n");
 			}
 			md.append('\n');
 		}
@@ -230,18 +289,29 @@ final class Report {
 		if (!goals.isEmpty()) {
 			md.append("### Goals\n\n| goal | met | measured |\n|---|---|---|\n");
 			for (Map<String, Object> goal : goals) {
-				md.append("| ").append(goal.get("goal")).append(" | ")
-					.append(Boolean.TRUE.equals(goal.get("met")) ? "met" : "**not met**").append(" | ")
-					.append(goal.get("measured")).append(" |\n");
+				md.append("| ")
+					.append(goal.get("goal"))
+					.append(" | ")
+					.append(Boolean.TRUE.equals(goal.get("met")) ? "met" : "**not met**")
+					.append(" | ")
+					.append(goal.get("measured"))
+					.append(" |\n");
 			}
 			md.append('\n');
 		}
-		md.append("### Machine load during each section (`uptime`)\n\n| section | before | after | seconds |\n|---|---|---|---:|\n");
+		md.append(
+				"### Machine load during each section (`uptime`)\n\n| section | before | after | seconds |\n|---|---|---|---:|\n");
 		for (Map<String, Object> entry : rows(results, "uptime")) {
-			md.append("| ").append(entry.get("section")).append(entry.containsKey("error") ? " (FAILED: " + entry.get("error") + ")" : "")
-				.append(" | ").append(loadAverage(entry.get("before"))).append(" | ")
-				.append(loadAverage(entry.get("after"))).append(" | ")
-				.append(fmt("%.0f", number(entry.get("seconds")))).append(" |\n");
+			md.append("| ")
+				.append(entry.get("section"))
+				.append(entry.containsKey("error") ? " (FAILED: " + entry.get("error") + ")" : "")
+				.append(" | ")
+				.append(loadAverage(entry.get("before")))
+				.append(" | ")
+				.append(loadAverage(entry.get("after")))
+				.append(" | ")
+				.append(fmt("%.0f", number(entry.get("seconds"))))
+				.append(" |\n");
 		}
 		return md.toString();
 	}

@@ -12,8 +12,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Figure 4: many groups on three nodes (JVMs): time from the start of the three until every group
- * has a leader, then per node in steady state its threads, CPU, heap and the store requests.
+ * Figure 4: many groups on three nodes (JVMs): time from the start of the three until
+ * every group has a leader, then per node in steady state its threads, CPU, heap and the
+ * store requests.
  */
 final class Scale {
 
@@ -127,8 +128,8 @@ final class Scale {
 	static int electionThreads(Contender contender, String families) {
 		String prefix = switch (contender.kind()) {
 			case OURS -> "leader-election";
-			case SPRING_INTEGRATION -> (contender.store() == Store.ZOOKEEPER) ? "Curator-LeaderSelector"
-					: "lock-leadership";
+			case SPRING_INTEGRATION ->
+				(contender.store() == Store.ZOOKEEPER) ? "Curator-LeaderSelector" : "lock-leadership";
 			case SEED_SQL -> "pool";
 		};
 		int count = 0;

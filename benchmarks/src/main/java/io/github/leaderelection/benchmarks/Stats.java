@@ -5,7 +5,8 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Percentiles by nearest rank: with 20 samples, p50 is the 10th smallest and p99 the largest.
+ * Percentiles by nearest rank: with 20 samples, p50 is the 10th smallest and p99 the
+ * largest.
  */
 final class Stats {
 

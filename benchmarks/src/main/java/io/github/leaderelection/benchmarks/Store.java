@@ -8,14 +8,17 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 /**
- * The stores the benchmarks elect through, and how to reach each: from system properties, so that
- * the coordinator hands the same addresses to every node JVM it starts.
+ * The stores the benchmarks elect through, and how to reach each: from system properties,
+ * so that the coordinator hands the same addresses to every node JVM it starts.
  */
 enum Store {
 
 	MARIADB("MariaDB"), POSTGRESQL("PostgreSQL"), H2("H2"), REDIS("Redis"), ZOOKEEPER("ZooKeeper");
 
-	/** Our lease table; not the seed's default name, which the seed SQL uses under its own prefix. */
+	/**
+	 * Our lease table; not the seed's default name, which the seed SQL uses under its own
+	 * prefix.
+	 */
 	static final String OURS_TABLE = "bench_leader_election";
 
 	/** Spring Integration's table prefix: its lock table is {@code BENCH_INT_LOCK}. */
@@ -34,7 +37,9 @@ enum Store {
 
 	static final String ZK_SI_NAMESPACE = "/bench-si-leader/";
 
-	/** The private PostgreSQL database, so that its statistics count only the benchmark. */
+	/**
+	 * The private PostgreSQL database, so that its statistics count only the benchmark.
+	 */
 	static final String PG_DATABASE = "leader_bench";
 
 	final String label;

@@ -23,13 +23,14 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * What the coordinator does to the stores: prepares and empties the benchmark's tables and keys,
- * removes them all at the end, and reads the servers' own request counters.
+ * What the coordinator does to the stores: prepares and empties the benchmark's tables
+ * and keys, removes them all at the end, and reads the servers' own request counters.
  *
- * <p>On the shared servers it touches only its own names: tables {@code bench_*} and
- * {@code BENCH_INT_LOCK} in MariaDB's {@code test} database, a database {@code leader_bench} of its
- * own in PostgreSQL, Redis keys starting with {@code bench-le:} or {@code bench-si-lock}. Never
- * {@code FLUSHALL}.
+ * <p>
+ * On the shared servers it touches only its own names: tables {@code bench_*} and
+ * {@code BENCH_INT_LOCK} in MariaDB's {@code test} database, a database
+ * {@code leader_bench} of its own in PostgreSQL, Redis keys starting with
+ * {@code bench-le:} or {@code bench-si-lock}. Never {@code FLUSHALL}.
  */
 final class StoreAdmin {
 
@@ -47,7 +48,10 @@ final class StoreAdmin {
 		}
 	}
 
-	/** Creates Spring Integration's lock table (its schema-*.sql, with the benchmark's prefix). */
+	/**
+	 * Creates Spring Integration's lock table (its schema-*.sql, with the benchmark's
+	 * prefix).
+	 */
 	static void createSpringIntegrationTable(Store store) throws SQLException {
 		String timestamp = (store == Store.MARIADB) ? "DATETIME(6)" : "TIMESTAMP";
 		String engine = (store == Store.MARIADB) ? " ENGINE=InnoDB" : "";
@@ -59,7 +63,9 @@ final class StoreAdmin {
 		}
 	}
 
-	/** Empties the contender's rows or keys, so that each measurement starts from nothing. */
+	/**
+	 * Empties the contender's rows or keys, so that each measurement starts from nothing.
+	 */
 	static void reset(Contender contender) throws Exception {
 		Store store = contender.store();
 		if (store.isJdbc()) {
@@ -138,7 +144,8 @@ final class StoreAdmin {
 
 	static Connection connect(Store store) throws SQLException {
 		return switch (store) {
-			case MARIADB -> DriverManager.getConnection(Store.mariadbUrl(), Store.mariadbUser(), Store.mariadbPassword());
+			case MARIADB ->
+				DriverManager.getConnection(Store.mariadbUrl(), Store.mariadbUser(), Store.mariadbPassword());
 			case POSTGRESQL ->
 				DriverManager.getConnection(Store.postgresUrl(), Store.postgresUser(), Store.postgresPassword());
 			case H2 -> DriverManager.getConnection(Store.h2Url(), "sa", "");
@@ -153,8 +160,8 @@ final class StoreAdmin {
 	// Counters, as the servers count them
 
 	/**
-	 * Samples the server's counters: the map's first entry is the request count used in the
-	 * tables, the others are kept for the JSON.
+	 * Samples the server's counters: the map's first entry is the request count used in
+	 * the tables, the others are kept for the JSON.
 	 */
 	static Map<String, Long> sample(Store store) throws Exception {
 		return switch (store) {
@@ -180,9 +187,10 @@ final class StoreAdmin {
 	private static Map<String, Long> mariadb() throws SQLException {
 		Map<String, Long> values = new LinkedHashMap<>();
 		values.put("requests", 0L);
-		try (Connection connection = connect(Store.MARIADB); Statement statement = connection.createStatement();
-				ResultSet rows = statement.executeQuery("SHOW GLOBAL STATUS WHERE Variable_name = 'Questions' "
-						+ "OR Variable_name LIKE 'Com\\_%'")) {
+		try (Connection connection = connect(Store.MARIADB);
+				Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery(
+						"SHOW GLOBAL STATUS WHERE Variable_name = 'Questions' " + "OR Variable_name LIKE 'Com\\_%'")) {
 			while (rows.next()) {
 				long value = rows.getLong(2);
 				if (value != 0) {
@@ -198,9 +206,10 @@ final class StoreAdmin {
 		Map<String, Long> values = new LinkedHashMap<>();
 		try (Connection admin = postgresAdmin(); Statement statement = admin.createStatement()) {
 			statement.execute("SELECT pg_stat_clear_snapshot()");
-			try (ResultSet rows = statement.executeQuery("SELECT xact_commit, xact_rollback, tup_returned, tup_fetched, "
-					+ "tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = '"
-					+ Store.PG_DATABASE + "'")) {
+			try (ResultSet rows = statement
+				.executeQuery("SELECT xact_commit, xact_rollback, tup_returned, tup_fetched, "
+						+ "tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = '"
+						+ Store.PG_DATABASE + "'")) {
 				if (rows.next()) {
 					values.put("requests", rows.getLong(1) + rows.getLong(2));
 					values.put("xact_commit", rows.getLong(1));
@@ -251,7 +260,8 @@ final class StoreAdmin {
 			OutputStream out = socket.getOutputStream();
 			out.write("mntr".getBytes(StandardCharsets.US_ASCII));
 			out.flush();
-			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+			BufferedReader in = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
 			String line;
 			while ((line = in.readLine()) != null) {
 				String[] parts = line.split("\t");

@@ -5,10 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Figure 3: requests per second that the store's server counts in steady state, with one group and
- * five candidates (one leader, four followers). The five candidates run in one node JVM, each with
- * its own engine or initiator and its own connection pool or client, as five application instances
- * would. The coordinator's own counter queries are measured before the node starts and subtracted.
+ * Figure 3: requests per second that the store's server counts in steady state, with one
+ * group and five candidates (one leader, four followers). The five candidates run in one
+ * node JVM, each with its own engine or initiator and its own connection pool or client,
+ * as five application instances would. The coordinator's own counter queries are measured
+ * before the node starts and subtracted.
  */
 final class StoreLoad {
 
@@ -24,9 +25,12 @@ final class StoreLoad {
 		Map<String, Long> b0 = StoreAdmin.sample(store);
 		Thread.sleep(baselineMs);
 		Map<String, Long> b1 = StoreAdmin.sample(store);
-		// The servers counted here see no other client (a private MariaDB and ZooKeeper, a database of
-		// our own in PostgreSQL, MONITOR filtered by our keys in Redis) but our own counter queries:
-		// those are counted once per sample, whatever the window, so they are subtracted per window.
+		// The servers counted here see no other client (a private MariaDB and ZooKeeper,
+		// a database of
+		// our own in PostgreSQL, MONITOR filtered by our keys in Redis) but our own
+		// counter queries:
+		// those are counted once per sample, whatever the window, so they are subtracted
+		// per window.
 		long ownPerSample = b1.getOrDefault("requests", 0L) - b0.getOrDefault("requests", 0L);
 		Map<String, Object> result = new LinkedHashMap<>();
 		result.put("contender", contender.id());
@@ -48,11 +52,12 @@ final class StoreLoad {
 				monitor.close();
 			}
 			Map<String, String> n1 = node.stats(false);
-			double requests = (s1.getOrDefault("requests", 0L) - s0.getOrDefault("requests", 0L) - ownPerSample) * 1000.0
-					/ windowMs;
+			double requests = (s1.getOrDefault("requests", 0L) - s0.getOrDefault("requests", 0L) - ownPerSample)
+					* 1000.0 / windowMs;
 			double baseline = ownPerSample * 1000.0 / windowMs;
 			if (monitor != null) {
-				// Requests naming the benchmark's keys, as MONITOR saw them: no baseline needed.
+				// Requests naming the benchmark's keys, as MONITOR saw them: no baseline
+				// needed.
 				result.put("commandstatsPerSecondMinusBaseline", requests);
 				requests = monitor.requests.sum() * 1000.0 / windowMs;
 				baseline = 0;
@@ -79,9 +84,10 @@ final class StoreLoad {
 			result.put("serverCountersPerSecond", breakdown);
 			node.stop(20000);
 		}
-		System.err.printf("  %s: %.1f requests/s at the server (own sampling %.1f/s subtracted), %.2f per candidate per %.0f ms%n",
-				contender.id(), result.get("requestsPerSecond"), result.get("baselinePerSecond"), result.get("perCandidatePerPeriod"),
-				result.get("periodMs"));
+		System.err.printf(
+				"  %s: %.1f requests/s at the server (own sampling %.1f/s subtracted), %.2f per candidate per %.0f ms%n",
+				contender.id(), result.get("requestsPerSecond"), result.get("baselinePerSecond"),
+				result.get("perCandidatePerPeriod"), result.get("periodMs"));
 		return result;
 	}
 

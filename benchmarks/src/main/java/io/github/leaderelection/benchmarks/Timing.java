@@ -5,15 +5,18 @@ import java.time.Duration;
 import io.github.leaderelection.ElectionTiming;
 
 /**
- * Lease settings, and how each contender is configured from them so that the comparison is fair:
- * the same time until a crashed holder's lease runs out, the same leader renew period.
+ * Lease settings, and how each contender is configured from them so that the comparison
+ * is fair: the same time until a crashed holder's lease runs out, the same leader renew
+ * period.
  *
  * <ul>
- * <li>ours: lease-duration, renew-deadline, retry-period as given (ZooKeeper: session timeout =
- * lease-duration);</li>
+ * <li>ours: lease-duration, renew-deadline, retry-period as given (ZooKeeper: session
+ * timeout = lease-duration);</li>
  * <li>Spring Integration lock registries: time to live / expireAfter = lease-duration,
- * heartBeatMillis = retry-period, busyWait and idleBetweenTries at their defaults (50 ms, 100 ms);</li>
- * <li>Spring Integration ZooKeeper LeaderInitiator: Curator session timeout = lease-duration.</li>
+ * heartBeatMillis = retry-period, busyWait and idleBetweenTries at their defaults (50 ms,
+ * 100 ms);</li>
+ * <li>Spring Integration ZooKeeper LeaderInitiator: Curator session timeout =
+ * lease-duration.</li>
  * </ul>
  */
 record Timing(long leaseMs, long renewMs, long retryMs) {
@@ -29,7 +32,9 @@ record Timing(long leaseMs, long renewMs, long retryMs) {
 				Duration.ofMillis(this.retryMs));
 	}
 
-	/** The goal's bound for crash failover: lease-duration + 1.2 x retry-period + 100 ms. */
+	/**
+	 * The goal's bound for crash failover: lease-duration + 1.2 x retry-period + 100 ms.
+	 */
 	double crashBoundMs() {
 		return this.leaseMs + 1.2 * this.retryMs + 100;
 	}

@@ -7,9 +7,10 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 
 /**
- * A standalone ZooKeeper server (the real server code, through curator-test) in a JVM of its own,
- * so that its work does not mix with the coordinator's. Tick 500 ms and sessions of 1 s to 60 s, so
- * that both the short failover leases and the 15 s default fit. Prints {@code @READY <port>}; stops when standard input closes.
+ * A standalone ZooKeeper server (the real server code, through curator-test) in a JVM of
+ * its own, so that its work does not mix with the coordinator's. Tick 500 ms and sessions
+ * of 1 s to 60 s, so that both the short failover leases and the 15 s default fit. Prints
+ * {@code @READY <port>}; stops when standard input closes.
  */
 public final class ZookeeperServerMain {
 

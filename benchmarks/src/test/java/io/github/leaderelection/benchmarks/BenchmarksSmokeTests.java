@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A fast check of the harness's own logic; the benchmarks themselves run only from the jar.
+ * A fast check of the harness's own logic; the benchmarks themselves run only from the
+ * jar.
  */
 class BenchmarksSmokeTests {
 
@@ -54,9 +55,10 @@ class BenchmarksSmokeTests {
 	void writesJsonAndTheGoalsTable() {
 		Map<String, Object> results = new LinkedHashMap<>();
 		results.put("mode", "quick");
-		results.put("gate", List.of(Map.of("benchmark", "onlyOnLeaderOnLeader", "nsPerCall", 40.0, "error99", Double.NaN),
-				Map.of("benchmark", "onlyOnLeaderOnFollower", "nsPerCall", 30.0),
-				Map.of("benchmark", "shedLockH2Runs", "nsPerCall", 80000.0)));
+		results.put("gate",
+				List.of(Map.of("benchmark", "onlyOnLeaderOnLeader", "nsPerCall", 40.0, "error99", Double.NaN),
+						Map.of("benchmark", "onlyOnLeaderOnFollower", "nsPerCall", 30.0),
+						Map.of("benchmark", "shedLockH2Runs", "nsPerCall", 80000.0)));
 		results.put("goals", Report.goals(results));
 		String json = Json.write(results);
 		assertThat(json).contains("\"mode\": \"quick\"").contains("\"error99\": null").contains("\"met\": true");

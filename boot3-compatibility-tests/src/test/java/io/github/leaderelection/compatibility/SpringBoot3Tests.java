@@ -16,9 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * A Spring Boot 3.5 application with the starter and the JDBC starter: startup fails with the
- * starter's message about the versions, and with nothing misleading (such as a JDBC starter said
- * to be missing).
+ * A Spring Boot 3.5 application with the starter and the JDBC starter: startup fails with
+ * the starter's message about the versions, and with nothing misleading (such as a JDBC
+ * starter said to be missing).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SpringBoot3Tests {

@@ -36,24 +36,28 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * One candidate of the experiment, run as its own JVM by the harness: it joins one group through
- * the store the harness names (reached through the harness's proxy), and while it believes it leads
- * it performs a leader-only action every 50-100 ms: some work, a check, and a fenced write to a real
- * database table (reached directly). It records everything in its {@link EventLog}.
+ * One candidate of the experiment, run as its own JVM by the harness: it joins one group
+ * through the store the harness names (reached through the harness's proxy), and while it
+ * believes it leads it performs a leader-only action every 50-100 ms: some work, a check,
+ * and a fenced write to a real database table (reached directly). It records everything
+ * in its {@link EventLog}.
  *
- * <p>Two ways to believe, as a user would write them: {@code library} asks
- * {@link LeaderElection#leadership()} when a job starts and {@link Leadership#isValid()} right
- * before the write; {@code flag} trusts a boolean set by the granted event and cleared by the
- * revoked event (the seed code's way, and the control experiment's). It tells the harness of its
- * grants and revocations on standard output, and exits when standard input closes (the harness is
- * gone).
+ * <p>
+ * Two ways to believe, as a user would write them: {@code library} asks
+ * {@link LeaderElection#leadership()} when a job starts and {@link Leadership#isValid()}
+ * right before the write; {@code flag} trusts a boolean set by the granted event and
+ * cleared by the revoked event (the seed code's way, and the control experiment's). It
+ * tells the harness of its grants and revocations on standard output, and exits when
+ * standard input closes (the harness is gone).
  */
 public final class ChaosNode {
 
 	/** How a node decides that it leads. */
 	enum BeliefMode {
 
-		/** {@code leadership()} / {@code isValid()}, the deadline checked at call time. */
+		/**
+		 * {@code leadership()} / {@code isValid()}, the deadline checked at call time.
+		 */
 		LIBRARY,
 
 		/** A flag flipped by the granted and revoked events. */
@@ -128,8 +132,9 @@ public final class ChaosNode {
 	}
 
 	/**
-	 * Samples {@code leadership()} about every millisecond and records each change of the term it
-	 * sees, with the sample before it: the checker's evidence of what {@code isLeader()} answered.
+	 * Samples {@code leadership()} about every millisecond and records each change of the
+	 * term it sees, with the sample before it: the checker's evidence of what
+	 * {@code isLeader()} answered.
 	 */
 	private void probe(LeaderElection election) {
 		long previousTerm = 0;
@@ -149,7 +154,10 @@ public final class ChaosNode {
 		}
 	}
 
-	/** Records the wall clock once a second, so that the report shows the clock jumps took effect. */
+	/**
+	 * Records the wall clock once a second, so that the report shows the clock jumps took
+	 * effect.
+	 */
 	private void clock() {
 		while (this.running) {
 			this.log.write("clock", EventLog.now(), System.currentTimeMillis());
@@ -158,8 +166,8 @@ public final class ChaosNode {
 	}
 
 	/**
-	 * The leader-only job: a check when it starts, some work, a second check right before the write,
-	 * and the write with the term of the leadership that allowed it.
+	 * The leader-only job: a check when it starts, some work, a second check right before
+	 * the write, and the write with the term of the leadership that allowed it.
 	 */
 	private void act(LeaderElection election, FencedTable table, long periodMillis, long workMillis) {
 		while (this.running) {
@@ -222,9 +230,10 @@ public final class ChaosNode {
 	}
 
 	/**
-	 * Exits when the harness is gone, so that no node outlives a harness that died. An exit, not a
-	 * halt: the JDK also closes a child's standard input when it sends it {@code SIGTERM}, and the
-	 * shutdown that signal started must go on to release the lease.
+	 * Exits when the harness is gone, so that no node outlives a harness that died. An
+	 * exit, not a halt: the JDK also closes a child's standard input when it sends it
+	 * {@code SIGTERM}, and the shutdown that signal started must go on to release the
+	 * lease.
 	 */
 	private static void watchParent() {
 		daemon("chaos-parent", () -> {
@@ -245,7 +254,8 @@ public final class ChaosNode {
 
 		@Override
 		public void granted(Leadership leadership) {
-			// The time is read before the flag is set and written before it is, so it bounds the
+			// The time is read before the flag is set and written before it is, so it
+			// bounds the
 			// flag's belief from below even if the node dies in between.
 			ChaosNode.this.log.write("granted", EventLog.now(), leadership.term());
 			ChaosNode.this.flagTerm = leadership.term();
@@ -256,7 +266,8 @@ public final class ChaosNode {
 		@Override
 		public void revoked(Leadership leadership, RevocationReason reason) {
 			if (ChaosNode.this.belief == BeliefMode.LIBRARY) {
-				// As a careful user does: the job in flight finishes before the revocation is done, so
+				// As a careful user does: the job in flight finishes before the
+				// revocation is done, so
 				// that a shutdown releases the lease only after it.
 				synchronized (ChaosNode.this.actionMonitor) {
 					ChaosNode.this.flagTerm = 0;
@@ -272,14 +283,15 @@ public final class ChaosNode {
 
 	}
 
-	// Stores, as an application would configure them, with timeouts below the renew deadline
+	// Stores, as an application would configure them, with timeouts below the renew
+	// deadline
 
 	private LeaseStore openStore(Backend backend, String address, ElectionTiming timing) throws Exception {
 		String host = address.substring(0, address.lastIndexOf(':'));
 		int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
 		return switch (backend) {
-			case JDBC_MARIADB -> new JdbcLeaseStore(
-					storeDataSource("jdbc:mariadb://" + address + "/chaos?connectTimeout=1000", "root"));
+			case JDBC_MARIADB ->
+				new JdbcLeaseStore(storeDataSource("jdbc:mariadb://" + address + "/chaos?connectTimeout=1000", "root"));
 			case JDBC_POSTGRES -> new JdbcLeaseStore(storeDataSource(
 					"jdbc:postgresql://" + address + "/chaos?connectTimeout=1&loginTimeout=1", "postgres"));
 			case REDIS -> redisStore(host, port, timing);
@@ -295,7 +307,8 @@ public final class ChaosNode {
 		config.setPassword("");
 		config.setMaximumPoolSize(2);
 		config.setMinimumIdle(0);
-		// A connection that cannot be had within a second fails the attempt, well within the deadline.
+		// A connection that cannot be had within a second fails the attempt, well within
+		// the deadline.
 		config.setConnectionTimeout(1000);
 		config.setValidationTimeout(250);
 		config.setInitializationFailTimeout(-1);
@@ -337,7 +350,8 @@ public final class ChaosNode {
 			.sessionTimeoutMs((int) longOption("session-ms"))
 			.connectionTimeoutMs(1000)
 			.retryPolicy(new ExponentialBackoffRetry(50, 5, 500))
-			// Otherwise Curator replaces the connect string by the ensemble's servers, bypassing the proxy.
+			// Otherwise Curator replaces the connect string by the ensemble's servers,
+			// bypassing the proxy.
 			.ensembleTracker(false)
 			.build();
 		client.start();

@@ -22,13 +22,14 @@ import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * One run of the experiment: starts a store server, a proxy per node and the node processes, injects
- * faults drawn from the seed until the duration or the fault count is reached, stops everything and
- * hands the records to the {@link Checker}.
+ * One run of the experiment: starts a store server, a proxy per node and the node
+ * processes, injects faults drawn from the seed until the duration or the fault count is
+ * reached, stops everything and hands the records to the {@link Checker}.
  *
- * <p>The faults come from a shuffled deck of all the enabled types, reshuffled when empty, so every
- * type comes up equally often; the seed fixes the sequence and every duration, offset and target
- * choice (which process leads at a given moment is up to the election).
+ * <p>
+ * The faults come from a shuffled deck of all the enabled types, reshuffled when empty,
+ * so every type comes up equally often; the seed fixes the sequence and every duration,
+ * offset and target choice (which process leads at a given moment is up to the election).
  */
 final class ChaosRun {
 
@@ -36,7 +37,10 @@ final class ChaosRun {
 
 	static final String LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
-	/** How long a fault waits for a leader to target; long, because node JVMs start slowly on a busy machine. */
+	/**
+	 * How long a fault waits for a leader to target; long, because node JVMs start slowly
+	 * on a busy machine.
+	 */
 	private static final Duration LEADER_WAIT = Duration.ofSeconds(60);
 
 	private static final Duration FIRST_LEADER_WAIT = Duration.ofSeconds(180);
@@ -44,8 +48,9 @@ final class ChaosRun {
 	private static final Duration READY_WAIT = Duration.ofMillis(2500);
 
 	/**
-	 * The node whose wall clock jumps, the only one run under libfaketime: its lock around every
-	 * clock call makes a JVM start several times slower, which the other nodes need not pay.
+	 * The node whose wall clock jumps, the only one run under libfaketime: its lock
+	 * around every clock call makes a JVM start several times slower, which the other
+	 * nodes need not pay.
 	 */
 	static final int CLOCK_NODE = 0;
 
@@ -92,18 +97,19 @@ final class ChaosRun {
 				log.write("run", EventLog.now(), System.currentTimeMillis(), this.settings.name(),
 						this.settings.backend(), this.settings.seed(), this.settings.belief(),
 						this.settings.fencing() ? "on" : "off", this.settings.timing().leaseDuration().toNanos(),
-						this.settings.timing().renewDeadline().toNanos(), this.settings.timing().retryPeriod().toNanos());
+						this.settings.timing().renewDeadline().toNanos(),
+						this.settings.timing().retryPeriod().toNanos());
 				for (int i = 0; i < this.nodes.length; i++) {
 					this.proxies.add(new TcpProxy(this.store.port()));
 					spawn(i);
 				}
 				if (!awaitReady(FIRST_LEADER_WAIT)) {
-					throw new IllegalStateException("Not every node started within " + FIRST_LEADER_WAIT + "; see "
-							+ this.directory);
+					throw new IllegalStateException(
+							"Not every node started within " + FIRST_LEADER_WAIT + "; see " + this.directory);
 				}
 				if (awaitLeader(FIRST_LEADER_WAIT).isEmpty()) {
-					throw new IllegalStateException("No node became leader within " + FIRST_LEADER_WAIT + "; see "
-							+ this.directory);
+					throw new IllegalStateException(
+							"No node became leader within " + FIRST_LEADER_WAIT + "; see " + this.directory);
 				}
 				settle();
 				injectFaults();
@@ -133,7 +139,8 @@ final class ChaosRun {
 		Duration duration = this.settings.duration();
 		int injected = 0;
 		long minimum = (duration != null) ? duration.toNanos() : 0;
-		// At least the duration and at least the fault count; a store that never elects again
+		// At least the duration and at least the fault count; a store that never elects
+		// again
 		// (every fault then skipped) must not keep the run going for ever.
 		long limit = Math.max(3 * minimum, Duration.ofMinutes(10).toNanos());
 		while ((System.nanoTime() - start < minimum || injected < this.settings.faults())
@@ -223,7 +230,8 @@ final class ChaosRun {
 				this.store.stop(crash);
 				sleep(down);
 				this.store.restart();
-				this.log.write("fault", type, t0, EventLog.now(), "store", (crash ? "crash" : "stop") + "-down-" + down + "ms");
+				this.log.write("fault", type, t0, EventLog.now(), "store",
+						(crash ? "crash" : "stop") + "-down-" + down + "ms");
 			}
 			case CLOCK_JUMP -> {
 				int index = CLOCK_NODE;
@@ -244,10 +252,11 @@ final class ChaosRun {
 	}
 
 	/**
-	 * Waits until a leader is known and, for a few seconds at most, until every node runs its
-	 * election again, then lets the election run a little. Faults thus usually hit a full cluster
-	 * one at a time, so that a failover measures the election rather than how long a restarted JVM
-	 * takes to start; on a busy machine, where that takes much longer, the run goes on without it.
+	 * Waits until a leader is known and, for a few seconds at most, until every node runs
+	 * its election again, then lets the election run a little. Faults thus usually hit a
+	 * full cluster one at a time, so that a failover measures the election rather than
+	 * how long a restarted JVM takes to start; on a busy machine, where that takes much
+	 * longer, the run goes on without it.
 	 */
 	private void settle() {
 		awaitReady(READY_WAIT);
@@ -257,7 +266,10 @@ final class ChaosRun {
 		sleep(150 + this.random.nextInt(250));
 	}
 
-	/** Waits until every node has started its election, which takes a while on a busy machine. */
+	/**
+	 * Waits until every node has started its election, which takes a while on a busy
+	 * machine.
+	 */
 	private boolean awaitReady(Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (!Stream.of(this.nodes).allMatch(NodeProcess::isReady)) {
@@ -270,7 +282,10 @@ final class ChaosRun {
 		return true;
 	}
 
-	/** The running node that announced the highest term and has not announced its revocation. */
+	/**
+	 * The running node that announced the highest term and has not announced its
+	 * revocation.
+	 */
 	private Optional<NodeProcess> awaitLeader(Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (true) {
@@ -289,9 +304,9 @@ final class ChaosRun {
 	private void spawn(int index) throws IOException {
 		String key = "n" + index + "." + this.incarnations[index]++;
 		TcpProxy proxy = this.proxies.get(index);
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-				"-Djava.io.tmpdir=" + this.directory,
+		List<String> command = new ArrayList<>(List.of(
+				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-Xss512k",
+				"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + this.directory,
 				"-Dlogback.configurationFile=chaos-node-logback.xml", "-cp", classpath(), ChaosNode.class.getName()));
 		Map<String, String> options = new HashMap<>();
 		options.put("key", key);
@@ -303,7 +318,8 @@ final class ChaosRun {
 		options.put("lease-ms", Long.toString(this.settings.timing().leaseDuration().toMillis()));
 		options.put("renew-ms", Long.toString(this.settings.timing().renewDeadline().toMillis()));
 		options.put("retry-ms", Long.toString(this.settings.timing().retryPeriod().toMillis()));
-		// A ZooKeeper lease lasts as long as the session, which must be at least the lease duration.
+		// A ZooKeeper lease lasts as long as the session, which must be at least the
+		// lease duration.
 		options.put("session-ms", Long.toString(this.settings.timing().leaseDuration().toMillis() + 500));
 		options.put("belief", this.settings.belief().toString());
 		options.put("fencing", Boolean.toString(this.settings.fencing()));
@@ -331,7 +347,10 @@ final class ChaosRun {
 		this.log.write("death", t0, EventLog.now(), node.key(), "kill");
 	}
 
-	/** Stops every node the way a deployment does: all at once, each releasing what it holds. */
+	/**
+	 * Stops every node the way a deployment does: all at once, each releasing what it
+	 * holds.
+	 */
 	private void stopNodes() {
 		long t0 = EventLog.now();
 		List<NodeProcess> running = Stream.of(this.nodes).filter((node) -> node != null && node.isAlive()).toList();
@@ -362,7 +381,8 @@ final class ChaosRun {
 		if (!Files.exists(clock)) {
 			Files.writeString(clock, "+0s\n");
 		}
-		// Only the wall clock moves: System.nanoTime() must stay the host's monotonic clock. File
+		// Only the wall clock moves: System.nanoTime() must stay the host's monotonic
+		// clock. File
 		// times stay true, or class loading slows down further.
 		return Map.of("LD_PRELOAD", this.libfaketime, "FAKETIME_TIMESTAMP_FILE", clock.toString(),
 				"FAKETIME_CACHE_DURATION", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1", "DONT_FAKE_MONOTONIC", "1",

@@ -10,12 +10,14 @@ import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
 
 /**
- * What one run does: which store, which faults and how many, how the nodes believe and write.
+ * What one run does: which store, which faults and how many, how the nodes believe and
+ * write.
  *
  * @param name the run's name: its directory under {@code output} and its summary's prefix
  * @param backend the store
  * @param seed the seed of every random choice of the harness
- * @param duration inject faults for at least this long, or {@code null} to stop after {@code faults}
+ * @param duration inject faults for at least this long, or {@code null} to stop after
+ * {@code faults}
  * @param faults inject at least this many faults (a timed run goes on until it has them)
  * @param nodes how many candidate processes
  * @param timing the election timing of every node
@@ -27,7 +29,9 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
 record ChaosSettings(String name, Backend backend, long seed, Duration duration, int faults, int nodes,
 		ElectionTiming timing, Set<FaultType> faultTypes, BeliefMode belief, boolean fencing, Path output) {
 
-	/** Lease 2 s, renew deadline 1.5 s, retry 400 ms: a fault cycle takes a few seconds. */
+	/**
+	 * Lease 2 s, renew deadline 1.5 s, retry 400 ms: a fault cycle takes a few seconds.
+	 */
 	static final ElectionTiming TIMING = new ElectionTiming(Duration.ofSeconds(2), Duration.ofMillis(1500),
 			Duration.ofMillis(400));
 
@@ -52,8 +56,8 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	}
 
 	/**
-	 * The control experiment: nodes that trust a flag flipped by events and write without fencing,
-	 * paused past their lease.
+	 * The control experiment: nodes that trust a flag flipped by events and write without
+	 * fencing, paused past their lease.
 	 */
 	static ChaosSettings control(Backend backend, long seed, int faults, Path output) {
 		return new ChaosSettings("control-" + backend.id(), backend, seed, null, faults, 3, TIMING,

@@ -8,41 +8,44 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The measured outcome of one run, as a table for people and as JSON for tools. See {@link Checker}
- * for what each count means.
+ * The measured outcome of one run, as a table for people and as JSON for tools. See
+ * {@link Checker} for what each count means.
  *
  * @param settings what the run did
  * @param durationSeconds from the start of the first node to the end of the last fault
  * @param faults faults injected, by type
- * @param faultsSkipped faults (and settling waits) for which no leader could be found in 30 s
+ * @param faultsSkipped faults (and settling waits) for which no leader could be found in
+ * 30 s
  * @param unexpectedExits node processes that exited by themselves
  * @param processes node processes started (each restart is a new one)
  * @param beliefIntervals beliefs checked
  * @param overlaps pairs of beliefs of different processes that overlap
  * @param overlapMillis time during which two or more processes believed
- * @param actionsOutsideBelief actions whose allowing check lies outside every belief of its process
- * and term
- * @param unexplainedBeliefs observations of a belief (probe samples, granted events) outside its
- * computed bounds: the bounds would be unsound
- * @param beliefRevivals terms that a process saw end and then held again ({@code isValid()} promises
- * false forever once a term ended)
+ * @param actionsOutsideBelief actions whose allowing check lies outside every belief of
+ * its process and term
+ * @param unexplainedBeliefs observations of a belief (probe samples, granted events)
+ * outside its computed bounds: the bounds would be unsound
+ * @param beliefRevivals terms that a process saw end and then held again
+ * ({@code isValid()} promises false forever once a term ended)
  * @param termRegressions beliefs or acquires whose term is not above an earlier one's
  * @param staleWritesRefused writes refused by the fence because a higher term had written
- * @param staleWritesAccepted accepted writes whose term is below an earlier accepted write's
+ * @param staleWritesAccepted accepted writes whose term is below an earlier accepted
+ * write's
  * @param actions leader-only actions attempted
  * @param actionsAccepted actions whose write was accepted
  * @param actionErrors actions whose write failed (database unreachable)
  * @param rowsWritten rows in the protected table after the run
- * @param failoverMillis per fault type, the time from the fault to the next belief when leadership
- * was lost (0 when it survived)
- * @param leaderAvailability share of time, from the first belief to the end of the faults, with a
- * believer (an upper estimate: the intervals are upper bounds of the beliefs)
+ * @param failoverMillis per fault type, the time from the fault to the next belief when
+ * leadership was lost (0 when it survived)
+ * @param leaderAvailability share of time, from the first belief to the end of the
+ * faults, with a believer (an upper estimate: the intervals are upper bounds of the
+ * beliefs)
  * @param longestLeaderlessMillis the longest time without a believer
- * @param eventOverlaps overlaps of what nodes that trusted their granted and revoked events would
- * have believed
+ * @param eventOverlaps overlaps of what nodes that trusted their granted and revoked
+ * events would have believed
  * @param eventOverlapMillis time of those overlaps
- * @param maxClockOffsetSeconds the largest wall-clock offset a node recorded (shows the clock jumps
- * took effect)
+ * @param maxClockOffsetSeconds the largest wall-clock offset a node recorded (shows the
+ * clock jumps took effect)
  */
 record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, Integer> faults, int faultsSkipped,
 		int unexpectedExits, int processes, int beliefIntervals, long overlaps, double overlapMillis,
@@ -56,8 +59,9 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 	}
 
 	/**
-	 * Whether the run kept every promise: no overlap, no action outside a belief, no term going
-	 * backwards, bounds that explain every observation, and (with fencing) no stale write accepted.
+	 * Whether the run kept every promise: no overlap, no action outside a belief, no term
+	 * going backwards, bounds that explain every observation, and (with fencing) no stale
+	 * write accepted.
 	 */
 	boolean passed() {
 		return violations().isEmpty();
@@ -90,15 +94,17 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "seed", this.settings.seed());
 		field(json, "durationSeconds", format(this.durationSeconds));
 		field(json, "nodes", this.settings.nodes());
-		field(json, "timing", "{\"leaseMillis\": " + this.settings.timing().leaseDuration().toMillis()
-				+ ", \"renewDeadlineMillis\": " + this.settings.timing().renewDeadline().toMillis()
-				+ ", \"retryPeriodMillis\": " + this.settings.timing().retryPeriod().toMillis() + "}");
+		field(json, "timing",
+				"{\"leaseMillis\": " + this.settings.timing().leaseDuration().toMillis() + ", \"renewDeadlineMillis\": "
+						+ this.settings.timing().renewDeadline().toMillis() + ", \"retryPeriodMillis\": "
+						+ this.settings.timing().retryPeriod().toMillis() + "}");
 		field(json, "belief", quote(this.settings.belief().toString()));
 		field(json, "fencing", this.settings.fencing());
-		field(json, "faults", object(this.faults.entrySet()
-			.stream()
-			.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> Integer.toString(entry.getValue()), (a, b) -> a,
-					LinkedHashMap::new))));
+		field(json, "faults",
+				object(this.faults.entrySet()
+					.stream()
+					.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> Integer.toString(entry.getValue()),
+							(a, b) -> a, LinkedHashMap::new))));
 		field(json, "faultCount", faultCount());
 		field(json, "faultsSkipped", this.faultsSkipped);
 		field(json, "unexpectedExits", this.unexpectedExits);
@@ -112,13 +118,15 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "termRegressions", this.termRegressions);
 		field(json, "staleWritesRefused", this.staleWritesRefused);
 		field(json, "staleWritesAccepted", this.staleWritesAccepted);
-		field(json, "actions", "{\"total\": " + this.actions + ", \"accepted\": " + this.actionsAccepted
-				+ ", \"refused\": " + this.staleWritesRefused + ", \"errors\": " + this.actionErrors
-				+ ", \"rowsWritten\": " + this.rowsWritten + "}");
-		field(json, "failoverMillis", object(this.failoverMillis.entrySet()
-			.stream()
-			.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> percentiles(entry.getValue()), (a, b) -> a,
-					LinkedHashMap::new))));
+		field(json, "actions",
+				"{\"total\": " + this.actions + ", \"accepted\": " + this.actionsAccepted + ", \"refused\": "
+						+ this.staleWritesRefused + ", \"errors\": " + this.actionErrors + ", \"rowsWritten\": "
+						+ this.rowsWritten + "}");
+		field(json, "failoverMillis",
+				object(this.failoverMillis.entrySet()
+					.stream()
+					.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> percentiles(entry.getValue()), (a, b) -> a,
+							LinkedHashMap::new))));
 		field(json, "leaderAvailability", String.format(Locale.ROOT, "%.4f", this.leaderAvailability));
 		field(json, "longestLeaderlessMillis", format(this.longestLeaderlessMillis));
 		field(json, "eventOverlaps", this.eventOverlaps);
@@ -130,12 +138,13 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 
 	String table() {
 		StringBuilder table = new StringBuilder();
-		table.append(String.format(Locale.ROOT, "Chaos run '%s': %s, seed %d, %.0f s, %d faults, %d nodes (lease %d ms, "
-				+ "renew deadline %d ms, retry %d ms), belief %s, fencing %s%n", this.settings.name(),
-				this.settings.backend(), this.settings.seed(), this.durationSeconds, faultCount(), this.settings.nodes(),
-				this.settings.timing().leaseDuration().toMillis(), this.settings.timing().renewDeadline().toMillis(),
-				this.settings.timing().retryPeriod().toMillis(), this.settings.belief(),
-				this.settings.fencing() ? "on" : "off"));
+		table.append(String.format(Locale.ROOT,
+				"Chaos run '%s': %s, seed %d, %.0f s, %d faults, %d nodes (lease %d ms, "
+						+ "renew deadline %d ms, retry %d ms), belief %s, fencing %s%n",
+				this.settings.name(), this.settings.backend(), this.settings.seed(), this.durationSeconds, faultCount(),
+				this.settings.nodes(), this.settings.timing().leaseDuration().toMillis(),
+				this.settings.timing().renewDeadline().toMillis(), this.settings.timing().retryPeriod().toMillis(),
+				this.settings.belief(), this.settings.fencing() ? "on" : "off"));
 		row(table, "belief intervals", this.beliefIntervals + " in " + this.processes + " processes");
 		row(table, "overlapping beliefs", this.overlaps + " (" + format(this.overlapMillis) + " ms)");
 		row(table, "actions outside belief", Long.toString(this.actionsOutsideBelief));

@@ -15,43 +15,50 @@ import java.util.stream.Stream;
 import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
 
 /**
- * Reads the records of a run and measures it: overlapping beliefs, actions outside a belief, terms
- * that went backwards, stale writes, failover times and the share of time with a leader.
+ * Reads the records of a run and measures it: overlapping beliefs, actions outside a
+ * belief, terms that went backwards, stale writes, failover times and the share of time
+ * with a leader.
  *
  * <h2>What a belief interval is, and why the count of overlaps is sound</h2>
  *
- * A node believes it leads in term T from the instant {@code leadership()} would first answer T
- * until the last instant it would, whether or not anything asked; a paused or dead process answers
- * nothing but is still given its belief until its deadline. The checker never needs that instant
- * exactly: it computes for every (node, term) an interval {@code [S, E]} that provably contains the
- * belief, so that two beliefs that overlapped always give two intervals that overlap. Zero
- * overlapping intervals thus proves zero overlapping beliefs; an overlap found may, in principle,
- * be a false alarm of at most the slack of the bounds (microseconds, see below).
+ * A node believes it leads in term T from the instant {@code leadership()} would first
+ * answer T until the last instant it would, whether or not anything asked; a paused or
+ * dead process answers nothing but is still given its belief until its deadline. The
+ * checker never needs that instant exactly: it computes for every (node, term) an
+ * interval {@code [S, E]} that provably contains the belief, so that two beliefs that
+ * overlapped always give two intervals that overlap. Zero overlapping intervals thus
+ * proves zero overlapping beliefs; an overlap found may, in principle, be a false alarm
+ * of at most the slack of the bounds (microseconds, see below).
  * <ul>
- * <li>{@code S}: the end of the acquire call that returned term T (the engine grants only after
- * it returned), plus the lease's {@code activeIn} when positive (the engine grants a lease taken
- * over early only after that wait, counted from after the call).</li>
- * <li>{@code E}: the earliest of (a) the start of the latest acquire or renew call of term T whose
- * outcome was success or is unknown (the node died during it), plus the renew deadline (the engine
- * counts its deadline from a moment no later than that start, and {@code isLeader()} compares it at
- * call time); (b) the time the revoked event for T was recorded (the engine stops believing before
- * it publishes it); (c) the start of a release of the lease of term T (the engine releases only
- * after it stopped believing); (d) the time the process was seen dead.</li>
+ * <li>{@code S}: the end of the acquire call that returned term T (the engine grants only
+ * after it returned), plus the lease's {@code activeIn} when positive (the engine grants
+ * a lease taken over early only after that wait, counted from after the call).</li>
+ * <li>{@code E}: the earliest of (a) the start of the latest acquire or renew call of
+ * term T whose outcome was success or is unknown (the node died during it), plus the
+ * renew deadline (the engine counts its deadline from a moment no later than that start,
+ * and {@code isLeader()} compares it at call time); (b) the time the revoked event for T
+ * was recorded (the engine stops believing before it publishes it); (c) the start of a
+ * release of the lease of term T (the engine releases only after it stopped believing);
+ * (d) the time the process was seen dead.</li>
  * </ul>
- * The bounds rest on two rules of the engine, so the checker verifies them against what the node
- * observed: every sample of the 1 ms probe that saw T, every check that allowed an action in T, and
- * the granted event of T must fall inside {@code [S, E]} (the probe sample and the check are
- * intervals of time themselves: they must intersect it; the granted event must not precede S). A
- * miss is counted as {@code unexplainedBeliefs} (probe, grant) or {@code actionsOutsideBelief}
- * (actions), and fails the run like an overlap.
+ * The bounds rest on two rules of the engine, so the checker verifies them against what
+ * the node observed: every sample of the 1 ms probe that saw T, every check that allowed
+ * an action in T, and the granted event of T must fall inside {@code [S, E]} (the probe
+ * sample and the check are intervals of time themselves: they must intersect it; the
+ * granted event must not precede S). A miss is counted as {@code unexplainedBeliefs}
+ * (probe, grant) or {@code actionsOutsideBelief} (actions), and fails the run like an
+ * overlap.
  *
- * <p>With {@code flag} belief (the control experiment), a node believes what its flag says: from
- * the granted event (time read before the flag was set) to the revoked event (time read after it
- * was cleared) or its death.
+ * <p>
+ * With {@code flag} belief (the control experiment), a node believes what its flag says:
+ * from the granted event (time read before the flag was set) to the revoked event (time
+ * read after it was cleared) or its death.
  *
- * <p>Overlaps are counted between intervals of different processes (a node killed and started
- * again is a new process with a new candidate id): {@code overlaps} is the number of overlapping
- * pairs, {@code overlapMillis} the time during which two or more processes believed.
+ * <p>
+ * Overlaps are counted between intervals of different processes (a node killed and
+ * started again is a new process with a new candidate id): {@code overlaps} is the number
+ * of overlapping pairs, {@code overlapMillis} the time during which two or more processes
+ * believed.
  */
 final class Checker {
 
@@ -82,7 +89,10 @@ final class Checker {
 
 		final List<long[]> acquires = new ArrayList<>(); // entry, exit, term, activeIn
 
-		final Map<Long, long[]> renewsByEntry = new HashMap<>(); // entry -> term, outcome(1 ok, 0 no, -1 unknown, -2 error)
+		final Map<Long, long[]> renewsByEntry = new HashMap<>(); // entry -> term,
+																	// outcome(1 ok, 0 no,
+																	// -1 unknown, -2
+																	// error)
 
 		final Map<Long, Long> granted = new HashMap<>(); // term -> first granted time
 
@@ -92,7 +102,8 @@ final class Checker {
 
 		final List<long[]> probes = new ArrayList<>(); // p0, p1, t0, t1, from, to
 
-		final List<long[]> actions = new ArrayList<>(); // c0, c1, term, w0, w1, outcome(1 accepted, 0 refused, -1 error)
+		final List<long[]> actions = new ArrayList<>(); // c0, c1, term, w0, w1, outcome(1
+														// accepted, 0 refused, -1 error)
 
 		final List<long[]> clocks = new ArrayList<>(); // t, wall
 
@@ -124,7 +135,8 @@ final class Checker {
 		static Run read(Path directory) throws IOException {
 			Run run = new Run();
 			try (Stream<Path> files = Files.list(directory)) {
-				for (Path file : files.filter((path) -> path.getFileName().toString().matches("node-.*\\.log")).sorted()
+				for (Path file : files.filter((path) -> path.getFileName().toString().matches("node-.*\\.log"))
+					.sorted()
 					.toList()) {
 					run.readNode(file);
 				}
@@ -143,7 +155,8 @@ final class Checker {
 			for (String line : Files.readAllLines(file)) {
 				String[] f = line.split(" ");
 				if (f.length < 2) {
-					continue; // a line cut by kill -9 cannot happen (one write each), but be lenient
+					continue; // a line cut by kill -9 cannot happen (one write each), but
+								// be lenient
 				}
 				switch (f[0]) {
 					case "node" -> {
@@ -161,7 +174,8 @@ final class Checker {
 					case "granted" -> node.granted.putIfAbsent(l(f[2]), l(f[1]));
 					case "revoked" -> node.revoked.putIfAbsent(l(f[2]), l(f[1]));
 					case "release" -> node.released.putIfAbsent(l(f[2]), l(f[1]));
-					case "probe" -> node.probes.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]), l(f[6]) });
+					case "probe" ->
+						node.probes.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]), l(f[6]) });
 					case "action" -> node.actions.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]),
 							f[6].equals("accepted") ? 1 : f[6].equals("refused") ? 0 : -1 });
 					case "clock" -> node.clocks.add(new long[] { l(f[1]), l(f[2]) });
@@ -239,7 +253,8 @@ final class Checker {
 			}
 			this.intervals.sort(Comparator.comparingLong(Interval::start));
 			for (Interval interval : this.intervals) {
-				this.byKeyAndTerm.computeIfAbsent(interval.key(), (key) -> new HashMap<>()).put(interval.term(), interval);
+				this.byKeyAndTerm.computeIfAbsent(interval.key(), (key) -> new HashMap<>())
+					.put(interval.term(), interval);
 			}
 			for (Incarnation node : run.incarnations.values()) {
 				if (node.belief == BeliefMode.LIBRARY) {
@@ -248,7 +263,10 @@ final class Checker {
 			}
 		}
 
-		/** Bounds from the acquire and renew calls, the revoked event and the death; see the class doc. */
+		/**
+		 * Bounds from the acquire and renew calls, the revoked event and the death; see
+		 * the class doc.
+		 */
 		private void libraryIntervals(Incarnation node) {
 			for (long[] acquire : node.acquires) {
 				long term = acquire[2];
@@ -301,7 +319,8 @@ final class Checker {
 					entries.merge(probe[5], 1, Integer::sum);
 				}
 			}
-			// isValid() promises false forever once a term has ended; a term seen again was revived.
+			// isValid() promises false forever once a term has ended; a term seen again
+			// was revived.
 			entries.values().forEach((count) -> this.beliefRevivals += count - 1);
 			node.granted.forEach((term, time) -> {
 				Interval interval = interval(node.key, term);
@@ -311,7 +330,10 @@ final class Checker {
 			});
 		}
 
-		/** Whether an observation made between from and to can have been made inside the interval. */
+		/**
+		 * Whether an observation made between from and to can have been made inside the
+		 * interval.
+		 */
 		private boolean inside(String key, long term, long from, long to) {
 			Interval interval = interval(key, term);
 			return interval != null && to > interval.start() && from < interval.end();
@@ -352,8 +374,8 @@ final class Checker {
 			return new ChaosSummary(this.settings, (this.run.end - this.run.start) / 1e9, faultCounts(),
 					this.run.skipped, this.run.unexpectedExits, this.run.incarnations.size(), this.intervals.size(),
 					overlap.pairs, overlap.nanos / 1e6, outside, this.unexplainedBeliefs, this.beliefRevivals,
-					termRegressions(), refused, staleWritesAccepted(), actions, accepted, errors, this.run.writes.size(),
-					failovers(leading), availability(leading, first, this.run.end),
+					termRegressions(), refused, staleWritesAccepted(), actions, accepted, errors,
+					this.run.writes.size(), failovers(leading), availability(leading, first, this.run.end),
 					longestGap(leading, first, this.run.end) / 1e6, eventOverlap.pairs, eventOverlap.nanos / 1e6,
 					maxClockOffsetSeconds());
 		}
@@ -370,9 +392,10 @@ final class Checker {
 		}
 
 		/**
-		 * Terms that went backwards: a belief that starts after another with a term not above it, and
-		 * an acquire that started after another had returned with a term not above it (the term
-		 * counter must be linearizable, even across store restarts and data loss).
+		 * Terms that went backwards: a belief that starts after another with a term not
+		 * above it, and an acquire that started after another had returned with a term
+		 * not above it (the term counter must be linearizable, even across store restarts
+		 * and data loss).
 		 */
 		private long termRegressions() {
 			long regressions = 0;
@@ -402,7 +425,10 @@ final class Checker {
 			return regressions;
 		}
 
-		/** Accepted writes whose term is below one accepted before them: what fencing must prevent. */
+		/**
+		 * Accepted writes whose term is below one accepted before them: what fencing must
+		 * prevent.
+		 */
 		private long staleWritesAccepted() {
 			long stale = 0;
 			long highest = Long.MIN_VALUE;
@@ -416,8 +442,9 @@ final class Checker {
 		}
 
 		/**
-		 * For each fault, the time from its start until a process believes again, counted only when
-		 * the belief that held at its start ended before the next fault (0 when leadership survived).
+		 * For each fault, the time from its start until a process believes again, counted
+		 * only when the belief that held at its start ended before the next fault (0 when
+		 * leadership survived).
 		 */
 		private Map<String, List<Double>> failovers(List<long[]> leading) {
 			Map<String, List<Double>> result = new LinkedHashMap<>();
@@ -493,7 +520,10 @@ final class Checker {
 
 	}
 
-	/** Pairs of intervals of different processes that overlap, and the time two or more believed. */
+	/**
+	 * Pairs of intervals of different processes that overlap, and the time two or more
+	 * believed.
+	 */
 	record Overlap(long pairs, long nanos) {
 	}
 
@@ -508,7 +538,8 @@ final class Checker {
 				}
 			}
 		}
-		// Time covered by two or more processes: merge each process's intervals, then sweep.
+		// Time covered by two or more processes: merge each process's intervals, then
+		// sweep.
 		Map<String, List<Interval>> byKey = new HashMap<>();
 		sorted.forEach((interval) -> byKey.computeIfAbsent(interval.key(), (key) -> new ArrayList<>()).add(interval));
 		List<long[]> edges = new ArrayList<>();

@@ -7,14 +7,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * A record of events, one line per event, each stamped with {@link System#nanoTime()} (one
- * system-wide monotonic clock on one host, so the records of several processes compare directly).
+ * A record of events, one line per event, each stamped with {@link System#nanoTime()}
+ * (one system-wide monotonic clock on one host, so the records of several processes
+ * compare directly).
  *
- * <p>Each line is written with one unbuffered {@code write} call, so it is in the kernel before the
- * writer goes on: a {@code kill -9} right after loses nothing that the process acted upon.
+ * <p>
+ * Each line is written with one unbuffered {@code write} call, so it is in the kernel
+ * before the writer goes on: a {@code kill -9} right after loses nothing that the process
+ * acted upon.
  *
- * <p>A node's lines ({@code t}: a nanoTime reading):
- * <pre>
+ * <p>
+ * A node's lines ({@code t}: a nanoTime reading): <pre>
  * node &lt;t&gt; &lt;key&gt; &lt;pid&gt; &lt;candidateId&gt; &lt;library|flag&gt; &lt;on|off (fencing)&gt; &lt;renewDeadlineNanos&gt;
  * acquire &lt;tEntry&gt; &lt;tExit&gt; &lt;taken|empty|error&gt; &lt;term&gt; &lt;activeInNanos&gt;
  * renew-start &lt;tEntry&gt; &lt;term&gt;
@@ -26,14 +29,13 @@ import java.nio.file.Path;
  * action &lt;c0&gt; &lt;c1&gt; &lt;term&gt; &lt;w0&gt; &lt;w1&gt; &lt;accepted|refused|error&gt;
  * clock &lt;t&gt; &lt;wallMillis&gt;
  * exit &lt;t&gt;
- * </pre>
- * A probe line says that the sample of {@code leadership()} read between p0 and p1 saw
- * {@code fromTerm} (0: none) and the next one, read between t0 and t1, saw {@code toTerm}. An
- * action line says that the check that allowed the write ran between c0 and c1, and the write
- * between w0 and w1.
+ * </pre> A probe line says that the sample of {@code leadership()} read between p0 and p1
+ * saw {@code fromTerm} (0: none) and the next one, read between t0 and t1, saw
+ * {@code toTerm}. An action line says that the check that allowed the write ran between
+ * c0 and c1, and the write between w0 and w1.
  *
- * <p>The harness's lines:
- * <pre>
+ * <p>
+ * The harness's lines: <pre>
  * run &lt;t&gt; &lt;wallMillis&gt; &lt;name&gt; &lt;backend&gt; &lt;seed&gt; &lt;library|flag&gt; &lt;on|off&gt; &lt;leaseNanos&gt; &lt;renewNanos&gt; &lt;retryNanos&gt;
  * spawn &lt;t&gt; &lt;key&gt; &lt;pid&gt;
  * death &lt;tBefore&gt; &lt;tGone&gt; &lt;key&gt; &lt;kill|term|end|unexpected&gt;

@@ -3,7 +3,8 @@ package io.github.leaderelection.chaos;
 import java.util.Arrays;
 
 /**
- * The faults the harness injects, each with the scenario of the safety research it stands for.
+ * The faults the harness injects, each with the scenario of the safety research it stands
+ * for.
  */
 enum FaultType {
 
@@ -13,28 +14,46 @@ enum FaultType {
 	/** {@code kill -9} of a follower, then a new incarnation of it. */
 	KILL_FOLLOWER("kill-follower"),
 
-	/** {@code SIGTERM} of the leader: it stops leading, releases and exits; then a new incarnation (F11). */
+	/**
+	 * {@code SIGTERM} of the leader: it stops leading, releases and exits; then a new
+	 * incarnation (F11).
+	 */
 	RESTART_LEADER("restart-leader"),
 
-	/** {@code kill -STOP} of the leader for longer than the lease, then {@code -CONT} (F1, F13). */
+	/**
+	 * {@code kill -STOP} of the leader for longer than the lease, then {@code -CONT} (F1,
+	 * F13).
+	 */
 	STOP_LEADER("stop-leader"),
 
 	/** {@code kill -STOP} of the leader for less than the renew deadline (F2). */
 	PAUSE_LEADER("pause-leader"),
 
-	/** The leader's proxy black-holes (accepts, then stalls) for longer than the renew deadline (F3, F4, F5). */
+	/**
+	 * The leader's proxy black-holes (accepts, then stalls) for longer than the renew
+	 * deadline (F3, F4, F5).
+	 */
 	CUT_LEADER("cut-leader"),
 
-	/** A follower's proxy black-holes as long; it must not take over, nor act when it heals (F26). */
+	/**
+	 * A follower's proxy black-holes as long; it must not take over, nor act when it
+	 * heals (F26).
+	 */
 	CUT_FOLLOWER("cut-follower"),
 
 	/** The leader's proxy adds 100-400 ms each way for a few seconds (F4, F5). */
 	SLOW_LEADER("slow-leader"),
 
-	/** The store server crashes or stops, and starts again after 0 to 1.5 renew deadlines (F27, F23, Redis data loss). */
+	/**
+	 * The store server crashes or stops, and starts again after 0 to 1.5 renew deadlines
+	 * (F27, F23, Redis data loss).
+	 */
 	RESTART_STORE("restart-store"),
 
-	/** The wall clock of node 0 (leader or not) jumps to one minute to six hours off, either way (F6, F7). */
+	/**
+	 * The wall clock of node 0 (leader or not) jumps to one minute to six hours off,
+	 * either way (F6, F7).
+	 */
 	CLOCK_JUMP("clock-jump");
 
 	private final String id;

@@ -12,10 +12,11 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * The protected resource of the experiment: a table that only the leader appends to, guarded by a
- * fence row, as in the sample application's {@code JobRunLog}. A write raises the fence to its term
- * in the same transaction as the append, and is refused when a higher term has written; with
- * fencing off it appends unconditionally, so that the checker sees what a stale leader would do.
+ * The protected resource of the experiment: a table that only the leader appends to,
+ * guarded by a fence row, as in the sample application's {@code JobRunLog}. A write
+ * raises the fence to its term in the same transaction as the append, and is refused when
+ * a higher term has written; with fencing off it appends unconditionally, so that the
+ * checker sees what a stale leader would do.
  */
 final class FencedTable {
 
@@ -82,7 +83,8 @@ final class FencedTable {
 			connection.setAutoCommit(false);
 			try {
 				if (this.fencing) {
-					// The fence row's lock orders writers: once a term has written, lower ones fail.
+					// The fence row's lock orders writers: once a term has written, lower
+					// ones fail.
 					try (PreparedStatement fence = connection
 						.prepareStatement("UPDATE chaos_fence SET max_term = ? WHERE id = 1 AND max_term <= ?")) {
 						fence.setLong(1, term);

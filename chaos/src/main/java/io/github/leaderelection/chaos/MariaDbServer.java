@@ -8,11 +8,14 @@ import java.sql.Statement;
 import java.util.List;
 
 /**
- * A MariaDB server of the harness's own ({@code mariadbd}, as root, without grant tables).
+ * A MariaDB server of the harness's own ({@code mariadbd}, as root, without grant
+ * tables).
  *
- * <p>InnoDB writes its log to the operating system at every commit
- * ({@code innodb_flush_log_at_trx_commit=2}): what a transaction committed survives a crash of the
- * server process, which is the crash the harness injects, though not one of the machine.
+ * <p>
+ * InnoDB writes its log to the operating system at every commit
+ * ({@code innodb_flush_log_at_trx_commit=2}): what a transaction committed survives a
+ * crash of the server process, which is the crash the harness injects, though not one of
+ * the machine.
  */
 final class MariaDbServer extends StoreServer {
 

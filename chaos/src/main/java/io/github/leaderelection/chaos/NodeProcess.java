@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
 /**
- * One incarnation of a node: a {@link ChaosNode} JVM started by the harness. A node that is killed
- * and started again is a new incarnation with a new key ({@code n<index>.<incarnation>}), a new
- * candidate id and a new log.
+ * One incarnation of a node: a {@link ChaosNode} JVM started by the harness. A node that
+ * is killed and started again is a new incarnation with a new key
+ * ({@code n<index>.<incarnation>}), a new candidate id and a new log.
  */
 final class NodeProcess {
 
@@ -78,7 +78,10 @@ final class NodeProcess {
 		return this.announcedTerm;
 	}
 
-	/** Calls back with the exit code if the process exits other than by {@link #kill} or {@link #terminate}. */
+	/**
+	 * Calls back with the exit code if the process exits other than by {@link #kill} or
+	 * {@link #terminate}.
+	 */
 	void onUnexpectedExit(IntConsumer callback) {
 		this.process.onExit().thenAccept((exited) -> {
 			if (!this.exitExpected) {
@@ -101,8 +104,8 @@ final class NodeProcess {
 	}
 
 	/**
-	 * {@code kill -TERM}: the node closes its engine (stops leading, then releases the lease) and
-	 * exits; killed if it takes longer than the timeout.
+	 * {@code kill -TERM}: the node closes its engine (stops leading, then releases the
+	 * lease) and exits; killed if it takes longer than the timeout.
 	 * @return whether it exited by itself
 	 */
 	boolean terminate(long timeoutMillis) throws InterruptedException {

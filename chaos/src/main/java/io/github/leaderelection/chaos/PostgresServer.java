@@ -14,12 +14,14 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * A PostgreSQL server of the harness's own, run as the {@code postgres} operating system user when
- * the harness runs as root (PostgreSQL refuses root).
+ * A PostgreSQL server of the harness's own, run as the {@code postgres} operating system
+ * user when the harness runs as root (PostgreSQL refuses root).
  *
- * <p>Without {@code fsync}: committed transactions are in the operating system when the server
- * process dies, which is the crash the harness injects ({@code SIGQUIT}, PostgreSQL's immediate
- * shutdown, which recovers from its log at the next start), though not one of the machine.
+ * <p>
+ * Without {@code fsync}: committed transactions are in the operating system when the
+ * server process dies, which is the crash the harness injects ({@code SIGQUIT},
+ * PostgreSQL's immediate shutdown, which recovers from its log at the next start), though
+ * not one of the machine.
  */
 final class PostgresServer extends StoreServer {
 
@@ -54,15 +56,16 @@ final class PostgresServer extends StoreServer {
 	@Override
 	void restart() throws Exception {
 		launch(asUser(List.of(this.bin.resolve("postgres").toString(), "-D", data().toString(), "-p",
-				Integer.toString(this.port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
-				"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "shared_buffers=16MB", "-c",
-				"max_connections=200")), "postgres.log");
+				Integer.toString(this.port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c",
+				"fsync=off", "-c", "full_page_writes=off", "-c", "shared_buffers=16MB", "-c", "max_connections=200")),
+				"postgres.log");
 		awaitReady("PostgreSQL on port " + this.port);
 	}
 
 	@Override
 	void stop(boolean crash) throws Exception {
-		// QUIT is the immediate shutdown: every process exits at once and the next start recovers,
+		// QUIT is the immediate shutdown: every process exits at once and the next start
+		// recovers,
 		// as after a crash, without leaving backends that hold the shared memory.
 		signal(crash ? "QUIT" : "INT");
 		awaitExit();
@@ -101,8 +104,9 @@ final class PostgresServer extends StoreServer {
 		if (!this.asRoot) {
 			return command;
 		}
-		List<String> wrapped = new ArrayList<>(List.of(require("setpriv", "util-linux", "/usr/bin/setpriv", "/bin/setpriv"),
-				"--reuid=postgres", "--regid=postgres", "--init-groups"));
+		List<String> wrapped = new ArrayList<>(
+				List.of(require("setpriv", "util-linux", "/usr/bin/setpriv", "/bin/setpriv"), "--reuid=postgres",
+						"--regid=postgres", "--init-groups"));
 		wrapped.addAll(command);
 		return wrapped;
 	}
@@ -119,7 +123,8 @@ final class PostgresServer extends StoreServer {
 				}
 			}
 		}
-		return Path.of(require("the PostgreSQL server", "postgresql", "/usr/lib/postgresql/15/bin/postgres")).getParent();
+		return Path.of(require("the PostgreSQL server", "postgresql", "/usr/lib/postgresql/15/bin/postgres"))
+			.getParent();
 	}
 
 	private static int major(Path version) {

@@ -7,13 +7,14 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 
 /**
- * A lease store that records when each acquire and renew started and how it ended, so that the
- * checker can bound every belief without trusting the node: the engine counts a leader's deadline
- * from a moment no later than the start of its last successful acquire or renew, and grants only
- * after an acquire returned.
+ * A lease store that records when each acquire and renew started and how it ended, so
+ * that the checker can bound every belief without trusting the node: the engine counts a
+ * leader's deadline from a moment no later than the start of its last successful acquire
+ * or renew, and grants only after an acquire returned.
  *
- * <p>A renewal's start is written before the call, so a renewal whose outcome never made it to the
- * log (the node was killed during it) still counts as one that may have succeeded.
+ * <p>
+ * A renewal's start is written before the call, so a renewal whose outcome never made it
+ * to the log (the node was killed during it) still counts as one that may have succeeded.
  */
 final class RecordingLeaseStore implements LeaseStore {
 
@@ -70,7 +71,8 @@ final class RecordingLeaseStore implements LeaseStore {
 
 	@Override
 	public void release(Lease lease, Duration timeout) {
-		// The engine releases only a lease it no longer acts on: its belief is over by now.
+		// The engine releases only a lease it no longer acts on: its belief is over by
+		// now.
 		this.log.write("release", EventLog.now(), lease.term());
 		this.delegate.release(lease, timeout);
 	}

@@ -11,8 +11,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A Redis server of the harness's own, without persistence: a restart loses every key, which is
- * the data loss the Redis lease store must survive.
+ * A Redis server of the harness's own, without persistence: a restart loses every key,
+ * which is the data loss the Redis lease store must survive.
  */
 final class RedisServer extends StoreServer {
 

@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A store server that the harness runs itself on a spare port, so that it can crash and restart it.
- * Its data lives under the run's directory; {@link #close()} leaves no process behind.
+ * A store server that the harness runs itself on a spare port, so that it can crash and
+ * restart it. Its data lives under the run's directory; {@link #close()} leaves no
+ * process behind.
  */
 abstract class StoreServer implements AutoCloseable {
 
@@ -36,8 +37,8 @@ abstract class StoreServer implements AutoCloseable {
 	abstract void start() throws Exception;
 
 	/**
-	 * Stops the server: a crash ({@code kill -9}, or what the server treats as one) or a clean
-	 * shutdown.
+	 * Stops the server: a crash ({@code kill -9}, or what the server treats as one) or a
+	 * clean shutdown.
 	 */
 	abstract void stop(boolean crash) throws Exception;
 
@@ -51,7 +52,10 @@ abstract class StoreServer implements AutoCloseable {
 		return this.port;
 	}
 
-	/** The JDBC URL of the database the nodes write their fenced rows to, when this store is one. */
+	/**
+	 * The JDBC URL of the database the nodes write their fenced rows to, when this store
+	 * is one.
+	 */
 	String fenceUrl() {
 		throw new UnsupportedOperationException(getClass().getSimpleName() + " holds no fenced table");
 	}
@@ -82,8 +86,9 @@ abstract class StoreServer implements AutoCloseable {
 	}
 
 	/**
-	 * Kills the servers that a run in the given directory left running (its JVM was killed before it
-	 * could stop them), recognised by their pid files and their command lines naming the directory.
+	 * Kills the servers that a run in the given directory left running (its JVM was
+	 * killed before it could stop them), recognised by their pid files and their command
+	 * lines naming the directory.
 	 */
 	static void killLeftovers(Path runDirectory) throws IOException {
 		if (!Files.isDirectory(runDirectory)) {
@@ -125,12 +130,12 @@ abstract class StoreServer implements AutoCloseable {
 		long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
 		while (!answers()) {
 			if (this.process != null && !this.process.isAlive()) {
-				throw new IllegalStateException(what + " exited with " + this.process.exitValue() + "; see "
-						+ this.directory);
+				throw new IllegalStateException(
+						what + " exited with " + this.process.exitValue() + "; see " + this.directory);
 			}
 			if (System.nanoTime() - deadline > 0) {
-				throw new IllegalStateException(what + " did not answer within " + READY_TIMEOUT + "; see "
-						+ this.directory);
+				throw new IllegalStateException(
+						what + " did not answer within " + READY_TIMEOUT + "; see " + this.directory);
 			}
 			Thread.sleep(25);
 		}
@@ -158,8 +163,9 @@ abstract class StoreServer implements AutoCloseable {
 				return candidate;
 			}
 		}
-		throw new IllegalStateException("The chaos harness needs " + what + " (looked at " + String.join(", ", candidates)
-				+ "). Install it, for example with: apt-get install -y " + debianPackage);
+		throw new IllegalStateException(
+				"The chaos harness needs " + what + " (looked at " + String.join(", ", candidates)
+						+ "). Install it, for example with: apt-get install -y " + debianPackage);
 	}
 
 	static int freePort() throws IOException {

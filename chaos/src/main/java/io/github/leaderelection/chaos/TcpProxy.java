@@ -11,11 +11,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP proxy between one node and its store, with the two faults the kernel's netem would give:
- * a black hole (connections stay open and new ones are accepted, but no byte moves in either
- * direction until it heals, as with a dropped-packets partition; nothing is reset) and added
- * latency. Bytes held during a cut are delivered when it heals, as TCP retransmission would, so a
- * store sees requests that their client gave up on long ago.
+ * A TCP proxy between one node and its store, with the two faults the kernel's netem
+ * would give: a black hole (connections stay open and new ones are accepted, but no byte
+ * moves in either direction until it heals, as with a dropped-packets partition; nothing
+ * is reset) and added latency. Bytes held during a cut are delivered when it heals, as
+ * TCP retransmission would, so a store sees requests that their client gave up on long
+ * ago.
  */
 final class TcpProxy implements AutoCloseable {
 
@@ -45,7 +46,9 @@ final class TcpProxy implements AutoCloseable {
 		return this.server.getLocalPort();
 	}
 
-	/** Stops every byte, both ways, on open and new connections, until {@link #heal()}. */
+	/**
+	 * Stops every byte, both ways, on open and new connections, until {@link #heal()}.
+	 */
 	void cut() {
 		synchronized (this.gate) {
 			this.cut = true;
@@ -97,7 +100,8 @@ final class TcpProxy implements AutoCloseable {
 		Socket upstream = new Socket();
 		try {
 			client.setTcpNoDelay(true);
-			// Accepted, then silence: during a cut the upstream connection is not even opened.
+			// Accepted, then silence: during a cut the upstream connection is not even
+			// opened.
 			awaitOpen();
 			upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.upstreamPort), 2000);
 			upstream.setTcpNoDelay(true);

@@ -11,8 +11,9 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 
 /**
- * A ZooKeeper server in the harness's JVM (curator-test's {@code TestingServer}, the real server
- * code), keeping its data across restarts. Its tick of 250 ms allows sessions of 0.5 to 5 seconds.
+ * A ZooKeeper server in the harness's JVM (curator-test's {@code TestingServer}, the real
+ * server code), keeping its data across restarts. Its tick of 250 ms allows sessions of
+ * 0.5 to 5 seconds.
  */
 final class ZookeeperServer extends StoreServer {
 
@@ -38,7 +39,8 @@ final class ZookeeperServer extends StoreServer {
 
 	@Override
 	void stop(boolean crash) throws Exception {
-		// In one JVM a crash and a stop look alike: the server closes its sockets and keeps its data.
+		// In one JVM a crash and a stop look alike: the server closes its sockets and
+		// keeps its data.
 		this.server.stop();
 	}
 

@@ -10,9 +10,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the experiment against real stores: a short seeded run per backend, which fails the build on
- * any overlap, action outside a belief or term regression. {@link ConfiguredChaosRun} is the long
- * run of one backend ({@code -Pchaos}).
+ * Runs the experiment against real stores: a short seeded run per backend, which fails
+ * the build on any overlap, action outside a belief or term regression.
+ * {@link ConfiguredChaosRun} is the long run of one backend ({@code -Pchaos}).
  */
 class ChaosTests {
 
@@ -49,7 +49,10 @@ class ChaosTests {
 		return faults.isBlank() ? fallback : Integer.parseInt(faults.trim());
 	}
 
-	/** "600s", "10m", "1h", "PT10M" or a number of seconds; blank for none (stop after the fault count). */
+	/**
+	 * "600s", "10m", "1h", "PT10M" or a number of seconds; blank for none (stop after the
+	 * fault count).
+	 */
 	static Duration duration(String value) {
 		String text = value.trim().toLowerCase(Locale.ROOT);
 		if (text.isEmpty()) {

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The checker on records written by hand, in milliseconds from the start of the run (renew
- * deadline 1500 ms): what counts as a belief, an overlap, an action outside a belief and a term
- * regression.
+ * The checker on records written by hand, in milliseconds from the start of the run
+ * (renew deadline 1500 ms): what counts as a belief, an overlap, an action outside a
+ * belief and a term regression.
  */
 class CheckerTests {
 
@@ -142,7 +142,8 @@ class CheckerTests {
 		node("b", "library");
 		acquire("b", 3000, 3010, 5);
 		ChaosSummary summary = check();
-		assertThat(summary.termRegressions()).isEqualTo(2); // the belief order and the acquire order
+		assertThat(summary.termRegressions()).isEqualTo(2); // the belief order and the
+															// acquire order
 		assertThat(summary.passed()).isFalse();
 	}
 

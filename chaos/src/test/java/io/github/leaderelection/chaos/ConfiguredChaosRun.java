@@ -7,10 +7,11 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The long run of one backend, which {@code -Pchaos} runs instead of the default build's tests:
- * {@code chaos.backend}, {@code chaos.duration}, {@code chaos.faults} (at least this many, even if
- * that takes longer than the duration) and {@code chaos.seed} describe it. Its name does not end
- * in "Tests", so the default build leaves it out rather than reporting it skipped.
+ * The long run of one backend, which {@code -Pchaos} runs instead of the default build's
+ * tests: {@code chaos.backend}, {@code chaos.duration}, {@code chaos.faults} (at least
+ * this many, even if that takes longer than the duration) and {@code chaos.seed} describe
+ * it. Its name does not end in "Tests", so the default build leaves it out rather than
+ * reporting it skipped.
  */
 class ConfiguredChaosRun {
 

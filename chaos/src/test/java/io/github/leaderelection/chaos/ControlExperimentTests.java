@@ -5,19 +5,18 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The control experiment, which proves that the checker can fail: nodes that trust a flag flipped
- * by the granted and revoked events (as the seed code does) instead of asking
- * {@code isLeader()}, and write without fencing, are paused past their lease. The new leader takes
- * over while the old one sleeps, and the old one wakes up still believing until its revoked event
- * arrives: the checker must report overlapping beliefs. This test passes when it does.
+ * The control experiment, which proves that the checker can fail: nodes that trust a flag
+ * flipped by the granted and revoked events (as the seed code does) instead of asking
+ * {@code isLeader()}, and write without fencing, are paused past their lease. The new
+ * leader takes over while the old one sleeps, and the old one wakes up still believing
+ * until its revoked event arrives: the checker must report overlapping beliefs. This test
+ * passes when it does.
  */
 class ControlExperimentTests {
 
 	@Test
 	void nodesTrustingAnEventFlagOverlapWhenPausedPastTheirLease() throws Exception {
-		ChaosSummary summary = new ChaosRun(
-				ChaosSettings.control(Backend.JDBC_MARIADB, 7, 2, ChaosTests.OUTPUT))
-			.run();
+		ChaosSummary summary = new ChaosRun(ChaosSettings.control(Backend.JDBC_MARIADB, 7, 2, ChaosTests.OUTPUT)).run();
 		assertThat(summary.faults()).containsOnlyKeys(FaultType.STOP_LEADER.id());
 		assertThat(summary.overlaps()).as(summary.table()).isPositive();
 		assertThat(summary.passed()).isFalse();

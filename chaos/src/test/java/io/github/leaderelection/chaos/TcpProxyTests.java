@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The proxy's faults against an echo server: a cut stalls without resetting and delivers late, a
- * latency delays.
+ * The proxy's faults against an echo server: a cut stalls without resetting and delivers
+ * late, a latency delays.
  */
 class TcpProxyTests {
 

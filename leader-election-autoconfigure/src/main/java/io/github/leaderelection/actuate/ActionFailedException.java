@@ -6,25 +6,32 @@ import java.util.concurrent.TimeoutException;
 import io.github.leaderelection.LeaderElectionException;
 
 /**
- * An administrator's action on the {@code leaderelection} endpoint that did not happen, or may not
- * have: the kind says what an operator can do about it, and the web extension turns it into an
- * HTTP status.
+ * An administrator's action on the {@code leaderelection} endpoint that did not happen,
+ * or may not have: the kind says what an operator can do about it, and the web extension
+ * turns it into an HTTP status.
  */
 class ActionFailedException extends RuntimeException {
 
 	/** Why the action failed, from the operator's side. */
 	enum Kind {
 
-		/** The request itself is wrong (no candidate id, an invalid one, an unknown action). */
+		/**
+		 * The request itself is wrong (no candidate id, an invalid one, an unknown
+		 * action).
+		 */
 		BAD_REQUEST(400, false),
 
 		/** This instance takes no part in the group. */
 		UNKNOWN_GROUP(404, false),
 
-		/** The state refused it, for example a candidate that takes no part in the group. */
+		/**
+		 * The state refused it, for example a candidate that takes no part in the group.
+		 */
 		REFUSED(409, false),
 
-		/** The store failed; the action may or may not have been applied before it did. */
+		/**
+		 * The store failed; the action may or may not have been applied before it did.
+		 */
 		STORE_UNAVAILABLE(503, true),
 
 		/** The store did not answer in time; the action may still take effect. */
@@ -66,18 +73,20 @@ class ActionFailedException extends RuntimeException {
 	}
 
 	/**
-	 * Classifies what a store call of an action threw: a refusal by the store's state, a timeout, or
-	 * another store failure.
+	 * Classifies what a store call of an action threw: a refusal by the store's state, a
+	 * timeout, or another store failure.
 	 */
 	static ActionFailedException fromStore(String action, LeaderElectionException failure) {
 		for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
 			if (isTimeout(cause)) {
-				return new ActionFailedException(Kind.STORE_TIMEOUT, failure.getMessage() + ". The store did not answer "
-						+ "in time, so the " + action + " may still take effect: read the group again before retrying.",
+				return new ActionFailedException(Kind.STORE_TIMEOUT,
+						failure.getMessage() + ". The store did not answer " + "in time, so the " + action
+								+ " may still take effect: read the group again before retrying.",
 						failure);
 			}
 		}
-		// What the store itself threw: a store refuses an action the group's state does not allow
+		// What the store itself threw: a store refuses an action the group's state does
+		// not allow
 		// (such as a candidate that takes no part in it) with IllegalStateException.
 		Throwable thrown = failure.getCause();
 		if (thrown instanceof IllegalStateException || thrown instanceof IllegalArgumentException) {
@@ -88,8 +97,8 @@ class ActionFailedException extends RuntimeException {
 	}
 
 	/**
-	 * Every driver names its own timeout: the JDK's, JDBC's, and those of Lettuce and ZooKeeper,
-	 * which all end with "TimeoutException".
+	 * Every driver names its own timeout: the JDK's, JDBC's, and those of Lettuce and
+	 * ZooKeeper, which all end with "TimeoutException".
 	 */
 	private static boolean isTimeout(Throwable cause) {
 		return cause instanceof TimeoutException || cause instanceof SQLTimeoutException

@@ -10,16 +10,18 @@ import io.github.leaderelection.engine.ElectionStatus;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 
 /**
- * One group's election as the health indicator and the endpoint show it, taken without I/O.
+ * One group's election as the health indicator and the endpoint show it, taken without
+ * I/O.
  *
  * @param election the group's election
  * @param leading whether this instance leads
  * @param leader the leader as this instance last observed it, if known
- * @param leaseRemaining while leading, the time left before this instance stops leading unless it
- * renews
+ * @param leaseRemaining while leading, the time left before this instance stops leading
+ * unless it renews
  * @param backend the store's backend name
  * @param consecutiveFailures failed store attempts in a row
- * @param storeUnreachable whether the store has not answered for longer than the renew deadline
+ * @param storeUnreachable whether the store has not answered for longer than the renew
+ * deadline
  */
 record GroupState(LeaderElection election, boolean leading, Optional<LeaderInfo> leader,
 		Optional<Duration> leaseRemaining, String backend, int consecutiveFailures, boolean storeUnreachable,

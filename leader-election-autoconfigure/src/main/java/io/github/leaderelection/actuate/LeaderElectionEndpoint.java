@@ -31,32 +31,36 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code leaderelection} endpoint: every group this instance takes part in, who leads it and in
- * which term, and the administrator's operations.
+ * The {@code leaderelection} endpoint: every group this instance takes part in, who leads
+ * it and in which term, and the administrator's operations.
  *
  * <ul>
  * <li>{@code GET /actuator/leaderelection}: every group;</li>
  * <li>{@code GET /actuator/leaderelection/{group}}: one group;</li>
- * <li>{@code POST /actuator/leaderelection/{group}/yield}: this instance stops leading the group
- * and stays out of the race for two retry periods;</li>
+ * <li>{@code POST /actuator/leaderelection/{group}/yield}: this instance stops leading
+ * the group and stays out of the race for two retry periods;</li>
  * <li>{@code POST /actuator/leaderelection/{group}/force-leader} with
- * {@code {"candidateId": "..."}}: that candidate leads next, once the current lease has run out;</li>
- * <li>{@code POST /actuator/leaderelection/{group}/force-reelection}: the current leader loses
- * the lease and any candidate may win once it has run out.</li>
+ * {@code {"candidateId": "..."}}: that candidate leads next, once the current lease has
+ * run out;</li>
+ * <li>{@code POST /actuator/leaderelection/{group}/force-reelection}: the current leader
+ * loses the lease and any candidate may win once it has run out.</li>
  * </ul>
  *
- * <p>Forcing never makes two candidates lead at once: the engine lets the new leader act only once
- * the old lease is over. The write operations are only available when the endpoint's access is
- * {@code unrestricted} ({@code management.endpoint.leaderelection.access}); by default it is
- * read-only.
+ * <p>
+ * Forcing never makes two candidates lead at once: the engine lets the new leader act
+ * only once the old lease is over. The write operations are only available when the
+ * endpoint's access is {@code unrestricted}
+ * ({@code management.endpoint.leaderelection.access}); by default it is read-only.
  *
- * <p>Each write operation is logged at INFO, for the audit trail. An action that fails throws an
- * exception whose kind says why (bad request, unknown group, refused, store unavailable or timed
- * out); over HTTP, {@link LeaderElectionEndpointWebExtension} answers it with 400, 404, 409, 503 or
- * 504.
+ * <p>
+ * Each write operation is logged at INFO, for the audit trail. An action that fails
+ * throws an exception whose kind says why (bad request, unknown group, refused, store
+ * unavailable or timed out); over HTTP, {@link LeaderElectionEndpointWebExtension}
+ * answers it with 400, 404, 409, 503 or 504.
  *
- * <p>As a {@link LeaderElectionListener} (it must be added to the registry) it notes since when this
- * instance has observed each group's leader.
+ * <p>
+ * As a {@link LeaderElectionListener} (it must be added to the registry) it notes since
+ * when this instance has observed each group's leader.
  */
 @Endpoint(id = "leaderelection", defaultAccess = Access.READ_ONLY)
 public class LeaderElectionEndpoint implements LeaderElectionListener {
@@ -75,7 +79,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	/**
 	 * Creates an endpoint.
 	 * @param registry the elections to show
-	 * @param participants who takes part in each group, or {@code null} when the store cannot tell
+	 * @param participants who takes part in each group, or {@code null} when the store
+	 * cannot tell
 	 */
 	public LeaderElectionEndpoint(LeaderElectionRegistry registry, @Nullable LeaderElectionParticipants participants) {
 		this(registry, participants, Clock.systemUTC());
@@ -122,12 +127,13 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	@WriteOperation
 	public ActionDescriptor act(@Selector String group, @Selector String action, @Nullable String candidateId) {
 		LeaderElection election = this.registry.find(group)
-			.orElseThrow(() -> new ActionFailedException(Kind.UNKNOWN_GROUP, "Unknown group '" + group
-					+ "': this instance takes part in " + this.registry.elections()
-						.stream()
-						.map(LeaderElection::group)
-						.sorted()
-						.collect(Collectors.joining(", ", "[", "]"))));
+			.orElseThrow(() -> new ActionFailedException(Kind.UNKNOWN_GROUP,
+					"Unknown group '" + group + "': this instance takes part in "
+							+ this.registry.elections()
+								.stream()
+								.map(LeaderElection::group)
+								.sorted()
+								.collect(Collectors.joining(", ", "[", "]"))));
 		Action parsed = Action.parse(action);
 		try {
 			return switch (parsed) {
@@ -140,13 +146,15 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 				}
 				case FORCE_LEADER -> {
 					String target = requireCandidate(group, candidateId);
-					logger.info("Forcing candidate '{}' to lead group '{}' as asked through the leaderelection endpoint",
+					logger.info(
+							"Forcing candidate '{}' to lead group '{}' as asked through the leaderelection endpoint",
 							target, group);
 					try {
 						election.forceLeader(target);
 					}
 					catch (IllegalArgumentException ex) {
-						throw new ActionFailedException(Kind.BAD_REQUEST, "Invalid candidateId: " + ex.getMessage(), ex);
+						throw new ActionFailedException(Kind.BAD_REQUEST, "Invalid candidateId: " + ex.getMessage(),
+								ex);
 					}
 					yield new ActionDescriptor(group, Action.FORCE_LEADER.value, target, "forced");
 				}
@@ -199,7 +207,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 			return this.participants.participants(group).orElse(null);
 		}
 		catch (RuntimeException ex) {
-			// The store cannot tell now: show the group without them, and let a forced leader be
+			// The store cannot tell now: show the group without them, and let a forced
+			// leader be
 			// judged by the store itself.
 			logger.debug("Could not list the participants of group '{}'", group, ex);
 			return null;
@@ -248,11 +257,11 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	 * @param candidateId this instance's candidate id
 	 * @param leader the leader's candidate id as last observed, {@code null} when unknown
 	 * @param term the leader's term, {@code null} when unknown
-	 * @param leaderSince when this instance observed that leader and term first (ISO-8601, UTC, by this
-	 * instance's clock); {@code null} when not known
+	 * @param leaderSince when this instance observed that leader and term first
+	 * (ISO-8601, UTC, by this instance's clock); {@code null} when not known
 	 * @param backend the store's backend
-	 * @param leaseRemaining while leading, the time left (ISO-8601) before this instance stops leading
-	 * unless it renews
+	 * @param leaseRemaining while leading, the time left (ISO-8601) before this instance
+	 * stops leading unless it renews
 	 * @param consecutiveFailures failed store attempts in a row
 	 * @param storeReachable whether the store answered within the renew deadline
 	 * @param participants the group's candidates, when the store can tell
@@ -260,8 +269,7 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	public record GroupDescriptor(String role, String candidateId, @JsonInclude(Include.ALWAYS) @Nullable String leader,
 			@JsonInclude(Include.ALWAYS) @Nullable Long term, @Nullable String leaderSince, String backend,
 			@Nullable String leaseRemaining, int consecutiveFailures, boolean storeReachable,
-			@Nullable List<String> participants)
-			implements OperationResponseBody {
+			@Nullable List<String> participants) implements OperationResponseBody {
 
 	}
 
@@ -270,12 +278,13 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	 *
 	 * @param group the group
 	 * @param action the action
-	 * @param candidateId the candidate acted on: this instance for a yield, the target of a forced
-	 * leader
-	 * @param outcome {@code yielded}, {@code not-leader} (a yield by a follower) or {@code forced}
+	 * @param candidateId the candidate acted on: this instance for a yield, the target of
+	 * a forced leader
+	 * @param outcome {@code yielded}, {@code not-leader} (a yield by a follower) or
+	 * {@code forced}
 	 */
-	public record ActionDescriptor(String group, String action, @Nullable String candidateId, String outcome)
-			implements OperationResponseBody {
+	public record ActionDescriptor(String group, String action, @Nullable String candidateId,
+			String outcome) implements OperationResponseBody {
 
 	}
 

@@ -11,14 +11,14 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
- * The {@code leaderelection} endpoint over HTTP: each failed action answers a status an operator
- * can act on, with a small JSON body, instead of a 500.
+ * The {@code leaderelection} endpoint over HTTP: each failed action answers a status an
+ * operator can act on, with a small JSON body, instead of a 500.
  *
  * <ul>
  * <li>400: the request is wrong (no or an invalid candidate id, an unknown action);</li>
  * <li>404: this instance takes no part in the group;</li>
- * <li>409: the state refused it (for example forcing a candidate that takes no part in the
- * group);</li>
+ * <li>409: the state refused it (for example forcing a candidate that takes no part in
+ * the group);</li>
  * <li>503: the store failed; the action may or may not have taken effect;</li>
  * <li>504: the store did not answer in time; the action may still take effect.</li>
  * </ul>
@@ -37,7 +37,8 @@ public class LeaderElectionEndpointWebExtension {
 	}
 
 	/**
-	 * Performs an administrator's action on a group, as {@link LeaderElectionEndpoint#act} does.
+	 * Performs an administrator's action on a group, as
+	 * {@link LeaderElectionEndpoint#act} does.
 	 * @param group the group
 	 * @param action {@code yield}, {@code force-leader} or {@code force-reelection}
 	 * @param candidateId the candidate to make leader, for {@code force-leader}

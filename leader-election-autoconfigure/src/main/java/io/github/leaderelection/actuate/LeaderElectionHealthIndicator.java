@@ -15,11 +15,12 @@ import org.springframework.boot.health.contributor.Status;
 /**
  * Reports whether the elections of this instance can work, with who leads each group.
  *
- * <p>Leading is not health: the leader and the followers are all {@code UP}. The indicator is
- * {@code DOWN} only while this instance can neither lead nor take over in some group: its store has
- * not answered for longer than the renew deadline, or another live process uses this instance's
- * candidate id (detail {@code conflict}). Taking the status costs no I/O:
- * it reports what the election loop last saw.
+ * <p>
+ * Leading is not health: the leader and the followers are all {@code UP}. The indicator
+ * is {@code DOWN} only while this instance can neither lead nor take over in some group:
+ * its store has not answered for longer than the renew deadline, or another live process
+ * uses this instance's candidate id (detail {@code conflict}). Taking the status costs no
+ * I/O: it reports what the election loop last saw.
  */
 public class LeaderElectionHealthIndicator extends AbstractHealthIndicator {
 

@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Tells which candidates take part in a group, for stores that know them (such as ZooKeeper, where
- * each candidate has a node). When a bean of this type exists, the {@code leaderelection} endpoint
- * lists the participants of each group and refuses to force a candidate that is not one of them.
- * A {@code LeaseStore} bean may implement it.
+ * Tells which candidates take part in a group, for stores that know them (such as
+ * ZooKeeper, where each candidate has a node). When a bean of this type exists, the
+ * {@code leaderelection} endpoint lists the participants of each group and refuses to
+ * force a candidate that is not one of them. A {@code LeaseStore} bean may implement it.
  */
 @FunctionalInterface
 public interface LeaderElectionParticipants {

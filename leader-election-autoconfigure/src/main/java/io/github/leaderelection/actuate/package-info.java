@@ -1,7 +1,7 @@
 /**
- * Actuator support: the {@code leaderElection} health indicator and the {@code leaderelection}
- * endpoint, which show every group this instance takes part in and let an operator move
- * leadership.
+ * Actuator support: the {@code leaderElection} health indicator and the
+ * {@code leaderelection} endpoint, which show every group this instance takes part in and
+ * let an operator move leadership.
  */
 @NullMarked
 package io.github.leaderelection.actuate;

@@ -10,12 +10,14 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.core.Ordered;
 
 /**
- * Applies an {@link OnlyOnLeaderInterceptor} to the methods that {@link OnlyOnLeader} applies to.
+ * Applies an {@link OnlyOnLeaderInterceptor} to the methods that {@link OnlyOnLeader}
+ * applies to.
  *
- * <p>Declared as an infrastructure bean, it is picked up by whichever auto-proxy creator the
- * context has: AspectJ's when {@code aspectjweaver} is on the class path, Spring AOP's otherwise.
- * It has the highest precedence, so a follower skips the call before any other advice (a
- * transaction, a cache) starts.
+ * <p>
+ * Declared as an infrastructure bean, it is picked up by whichever auto-proxy creator the
+ * context has: AspectJ's when {@code aspectjweaver} is on the class path, Spring AOP's
+ * otherwise. It has the highest precedence, so a follower skips the call before any other
+ * advice (a transaction, a cache) starts.
  */
 public class OnlyOnLeaderAdvisor extends AbstractPointcutAdvisor {
 

@@ -38,19 +38,24 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.Ordered;
 
 /**
- * Runs {@link OnlyOnLeader} methods only while this instance leads their group, and keeps track of
- * the calls that run so that a revocation can interrupt them and a shutdown can wait for them.
+ * Runs {@link OnlyOnLeader} methods only while this instance leads their group, and keeps
+ * track of the calls that run so that a revocation can interrupt them and a shutdown can
+ * wait for them.
  *
- * <p>The check is a lookup in a cache keyed by method (and target class) and one call of
- * {@link LeaderElection#leadership()}: no I/O, no lock. A skipped call is logged at DEBUG.
+ * <p>
+ * The check is a lookup in a cache keyed by method (and target class) and one call of
+ * {@link LeaderElection#leadership()}: no I/O, no lock. A skipped call is logged at
+ * DEBUG.
  *
- * <p>As a {@link LeaderElectionListener} (it must be added to the registry) it interrupts, on any
- * revocation, the calls of the revoked term whose annotation asks for it, and on a
- * {@link RevocationReason#SHUTDOWN shutdown} revocation it waits, for at most the shutdown timeout
- * counted from the first one, until the group's running calls have returned. The engine releases
- * the leases only after its listeners returned, so a follower does not take over while leader-only
- * work still runs here. Its order is {@link Ordered#HIGHEST_PRECEDENCE}: it should come before
- * listeners that publish events, so that an interruption is not delayed by them.
+ * <p>
+ * As a {@link LeaderElectionListener} (it must be added to the registry) it interrupts,
+ * on any revocation, the calls of the revoked term whose annotation asks for it, and on a
+ * {@link RevocationReason#SHUTDOWN shutdown} revocation it waits, for at most the
+ * shutdown timeout counted from the first one, until the group's running calls have
+ * returned. The engine releases the leases only after its listeners returned, so a
+ * follower does not take over while leader-only work still runs here. Its order is
+ * {@link Ordered#HIGHEST_PRECEDENCE}: it should come before listeners that publish
+ * events, so that an interruption is not delayed by them.
  */
 public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectionListener, Ordered {
 
@@ -65,9 +70,9 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	private final Map<MethodClassKey, Gate> gates = new ConcurrentHashMap<>();
 
 	/**
-	 * The gate of each method for the one plain class it was first called on, found without
-	 * allocating a key: the hot path. Other classes (and proxies as targets) go through
-	 * {@link #gates}.
+	 * The gate of each method for the one plain class it was first called on, found
+	 * without allocating a key: the hot path. Other classes (and proxies as targets) go
+	 * through {@link #gates}.
 	 */
 	private final Map<Method, Gate> gatesByMethod = new ConcurrentHashMap<>();
 
@@ -81,8 +86,8 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	private final AtomicLong revocations = new AtomicLong();
 
 	/**
-	 * Creates an interceptor. The suppliers are called on first use, not here, so that the
-	 * interceptor can be created before the registry.
+	 * Creates an interceptor. The suppliers are called on first use, not here, so that
+	 * the interceptor can be created before the registry.
 	 * @param registry the registry whose groups gate the calls
 	 * @param defaultGroup the group of annotations that name none
 	 * @param shutdownTimeout how long a shutdown waits for running calls
@@ -114,19 +119,29 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		Call call = new Call(Thread.currentThread(), leadership, gate.interruptOnRevoke);
 		int token = this.running.add(call);
 		try {
-			// A revocation of this term must either see this call in running or make it skip. Its
-			// listener call counts itself in revocations, then reads running; this thread added the
-			// call to running, then reads revocations. All four accesses are volatile, so they are
+			// A revocation of this term must either see this call in running or make it
+			// skip. Its
+			// listener call counts itself in revocations, then reads running; this thread
+			// added the
+			// call to running, then reads revocations. All four accesses are volatile, so
+			// they are
 			// totally ordered, and one of these holds:
-			// - revoked() read running after the add: it sees the call (to interrupt or wait for it);
-			// - it read running before the add: then it counted itself before this second read, which
-			//   finds the count changed, and isValid() below runs after the revocation was delivered,
-			//   when (listener contract) the term is over: the call is skipped;
-			// - it counted itself before the first read: the term was already over when leadership()
-			//   ran, which then did not answer this term.
-			// A deadline that passes between leadership() and here, with no revocation delivered yet,
-			// is as if it passed just after the call started: the revocation that follows sees the
-			// call. So the deadline is checked once (one nanoTime), and again only when a revocation,
+			// - revoked() read running after the add: it sees the call (to interrupt or
+			// wait for it);
+			// - it read running before the add: then it counted itself before this second
+			// read, which
+			// finds the count changed, and isValid() below runs after the revocation was
+			// delivered,
+			// when (listener contract) the term is over: the call is skipped;
+			// - it counted itself before the first read: the term was already over when
+			// leadership()
+			// ran, which then did not answer this term.
+			// A deadline that passes between leadership() and here, with no revocation
+			// delivered yet,
+			// is as if it passed just after the call started: the revocation that follows
+			// sees the
+			// call. So the deadline is checked once (one nanoTime), and again only when a
+			// revocation,
 			// of any group, came in between.
 			if (this.revocations.get() != revocationsBefore && !leadership.isValid()) {
 				return skip(method, election);
@@ -146,7 +161,8 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		Gate gate = this.gates.computeIfAbsent(new MethodClassKey(method, targetClass),
 				(key) -> newGate(method, targetClass));
 		// A target whose class is its target class whatever its state (no proxy, no
-		// TargetClassAware) is recognised by its class alone: the hot path compares classes.
+		// TargetClassAware) is recognised by its class alone: the hot path compares
+		// classes.
 		if (target != null && targetClass == target.getClass() && !(target instanceof TargetClassAware)) {
 			this.gatesByMethod.putIfAbsent(method, gate);
 		}
@@ -171,7 +187,10 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		return skippedResult(method.getReturnType());
 	}
 
-	/** What a skipped call returns: an empty optional, a primitive's default, otherwise null. */
+	/**
+	 * What a skipped call returns: an empty optional, a primitive's default, otherwise
+	 * null.
+	 */
 	static @Nullable Object skippedResult(Class<?> returnType) {
 		if (returnType == Optional.class) {
 			return Optional.empty();
@@ -236,8 +255,8 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	}
 
 	/**
-	 * What applies to one method of one class: its group (none if the method is not gated),
-	 * resolved to an election on first use.
+	 * What applies to one method of one class: its group (none if the method is not
+	 * gated), resolved to an election on first use.
 	 */
 	private static final class Gate {
 
@@ -260,7 +279,8 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			if (current == null) {
 				String name = Objects.requireNonNull(this.group, "group");
 				LeaderElectionRegistry elections = registry.get();
-				// Groups named in annotations are joined at startup; this covers beans created later.
+				// Groups named in annotations are joined at startup; this covers beans
+				// created later.
 				current = elections.find(name).orElseGet(() -> elections.join(name));
 				this.election = current;
 			}
@@ -270,10 +290,11 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	}
 
 	/**
-	 * One running call of a leader-only method. Its state moves without a lock: the calling thread
-	 * takes it from {@code RUNNING} to {@code DONE}, a revocation from {@code RUNNING} to
-	 * {@code INTERRUPTING} (then interrupts the thread) to {@code INTERRUPTED}, so that a call is
-	 * interrupted only while it runs and its thread never leaves with that interrupt.
+	 * One running call of a leader-only method. Its state moves without a lock: the
+	 * calling thread takes it from {@code RUNNING} to {@code DONE}, a revocation from
+	 * {@code RUNNING} to {@code INTERRUPTING} (then interrupts the thread) to
+	 * {@code INTERRUPTED}, so that a call is interrupted only while it runs and its
+	 * thread never leaves with that interrupt.
 	 */
 	private static final class Call {
 
@@ -285,7 +306,10 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 		private static final int DONE = 3;
 
-		/** The longest a waiter parks before it looks again: a bound should a wake-up be missed. */
+		/**
+		 * The longest a waiter parks before it looks again: a bound should a wake-up be
+		 * missed.
+		 */
 		private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
 		private static final VarHandle STATE;
@@ -329,19 +353,25 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 				while (this.state == INTERRUPTING) {
 					Thread.onSpinWait();
 				}
-				// Ours, not the caller's: a pooled thread must not carry it into its next task.
+				// Ours, not the caller's: a pooled thread must not carry it into its next
+				// task.
 				Thread.interrupted();
 				this.state = DONE;
 			}
-			// The state was written before the waiter is read, and a waiter writes itself before it
-			// reads the state (all volatile): one of the two sees the other, no wake-up is lost.
+			// The state was written before the waiter is read, and a waiter writes itself
+			// before it
+			// reads the state (all volatile): one of the two sees the other, no wake-up
+			// is lost.
 			Thread current = this.waiter;
 			if (current != null) {
 				LockSupport.unpark(current);
 			}
 		}
 
-		/** Waits until the call has returned or {@code deadline} (on the nanoTime clock) has passed. */
+		/**
+		 * Waits until the call has returned or {@code deadline} (on the nanoTime clock)
+		 * has passed.
+		 */
 		boolean await(long deadline) {
 			this.waiter = Thread.currentThread();
 			while (this.state != DONE) {

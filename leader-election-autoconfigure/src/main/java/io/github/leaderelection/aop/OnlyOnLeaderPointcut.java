@@ -13,9 +13,10 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Matches the methods that {@link OnlyOnLeader} applies to: annotated methods (on the class or on
- * an interface or superclass method they implement), and every public method of an annotated class
- * other than {@code equals}, {@code hashCode}, {@code toString} and the rest of {@link Object}'s.
+ * Matches the methods that {@link OnlyOnLeader} applies to: annotated methods (on the
+ * class or on an interface or superclass method they implement), and every public method
+ * of an annotated class other than {@code equals}, {@code hashCode}, {@code toString} and
+ * the rest of {@link Object}'s.
  */
 final class OnlyOnLeaderPointcut extends StaticMethodMatcherPointcut {
 
@@ -25,8 +26,8 @@ final class OnlyOnLeaderPointcut extends StaticMethodMatcherPointcut {
 	}
 
 	/**
-	 * The annotation that applies to a method called on an instance of the given class; a method's
-	 * own annotation wins over its class's.
+	 * The annotation that applies to a method called on an instance of the given class; a
+	 * method's own annotation wins over its class's.
 	 */
 	static @Nullable OnlyOnLeader find(Method method, @Nullable Class<?> targetClass) {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
@@ -45,8 +46,8 @@ final class OnlyOnLeaderPointcut extends StaticMethodMatcherPointcut {
 	}
 
 	private static boolean isObjectMethod(Method method) {
-		return ReflectionUtils.isObjectMethod(method) || AopUtils.isEqualsMethod(method) || AopUtils.isHashCodeMethod(method)
-				|| AopUtils.isToStringMethod(method);
+		return ReflectionUtils.isObjectMethod(method) || AopUtils.isEqualsMethod(method)
+				|| AopUtils.isHashCodeMethod(method) || AopUtils.isToStringMethod(method);
 	}
 
 	@Override

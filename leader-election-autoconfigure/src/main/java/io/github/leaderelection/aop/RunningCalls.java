@@ -6,18 +6,23 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
 /**
- * The calls that run now, cheap to add and remove on the calling thread and read rarely by
- * another one: a small array of slots (one compare-and-set to take a free one, a release store to
- * free it), and a concurrent set for the calls that find no free slot.
+ * The calls that run now, cheap to add and remove on the calling thread and read rarely
+ * by another one: a small array of slots (one compare-and-set to take a free one, a
+ * release store to free it), and a concurrent set for the calls that find no free slot.
  *
- * <p>Every access to a slot is volatile (or stronger), so an {@link #add} that precedes a
- * {@link #forEach} in the synchronization order is seen by it: the interceptor relies on it.
+ * <p>
+ * Every access to a slot is volatile (or stronger), so an {@link #add} that precedes a
+ * {@link #forEach} in the synchronization order is seen by it: the interceptor relies on
+ * it.
  *
  * @param <T> the type of call
  */
 final class RunningCalls<T> {
 
-	/** Slots used per cache line's worth of references, so that two threads rarely share a line. */
+	/**
+	 * Slots used per cache line's worth of references, so that two threads rarely share a
+	 * line.
+	 */
 	private static final int SPACING = 16;
 
 	/** How many slots a call tries before it goes to the overflow set. */
@@ -60,8 +65,10 @@ final class RunningCalls<T> {
 	/** Removes a call that {@link #add} returned {@code token} for. */
 	void remove(int token, T call) {
 		if (token >= 0) {
-			// Release suffices: the call has returned, and a reader that still sees it may interrupt it
-			// (the interceptor clears that) or wait for it (which ends when the interceptor finishes it).
+			// Release suffices: the call has returned, and a reader that still sees it
+			// may interrupt it
+			// (the interceptor clears that) or wait for it (which ends when the
+			// interceptor finishes it).
 			this.slots.setRelease(token, null);
 		}
 		else {

@@ -16,10 +16,10 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
 /**
- * Decides which backend fits the application: each backend that can be detected says what it
- * needs (classes, beans, properties) and how to provide it. Used by the backend conditions to pick
- * a backend when {@code leader-election.backend} is not set, and to explain at startup why no
- * store could be created.
+ * Decides which backend fits the application: each backend that can be detected says what
+ * it needs (classes, beans, properties) and how to provide it. Used by the backend
+ * conditions to pick a backend when {@code leader-election.backend} is not set, and to
+ * explain at startup why no store could be created.
  */
 final class BackendDetection {
 
@@ -29,10 +29,10 @@ final class BackendDetection {
 
 	private static final String CURATOR_FRAMEWORK = "org.apache.curator.framework.CuratorFramework";
 
-	private static final BackendDetection STANDARD = new BackendDetection(List.of(new Candidate(
-			LeaderElectionBackend.JDBC, "a DataSource bean, with spring-boot-jdbc on the class path",
-			"add spring-boot-starter-jdbc and set spring.datasource.url (or declare a DataSource bean)",
-			"spring-boot-starter-jdbc", BackendDetection::hasJdbcLibraries, BackendDetection::hasDataSource),
+	private static final BackendDetection STANDARD = new BackendDetection(List.of(
+			new Candidate(LeaderElectionBackend.JDBC, "a DataSource bean, with spring-boot-jdbc on the class path",
+					"add spring-boot-starter-jdbc and set spring.datasource.url (or declare a DataSource bean)",
+					"spring-boot-starter-jdbc", BackendDetection::hasJdbcLibraries, BackendDetection::hasDataSource),
 			new Candidate(LeaderElectionBackend.REDIS, "a RedisConnectionFactory bean, with Lettuce on the class path",
 					"add spring-boot-starter-data-redis and set spring.data.redis.host (or declare a "
 							+ "LettuceConnectionFactory bean)",
@@ -42,7 +42,8 @@ final class BackendDetection {
 					"a CuratorFramework bean or the " + ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY
 							+ " property, with curator-framework on the class path",
 					"add org.apache.curator:curator-framework and set "
-							+ ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY + " (or declare a CuratorFramework bean)",
+							+ ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY
+							+ " (or declare a CuratorFramework bean)",
 					"org.apache.curator:curator-framework", BackendDetection::hasZookeeperLibraries,
 					BackendDetection::hasZookeeper)));
 
@@ -94,8 +95,8 @@ final class BackendDetection {
 			return new LeaderElectionConfigurationException(
 					BACKEND_PROPERTY + " is '" + configured.propertyValue() + "', but the application lacks what that "
 							+ "backend needs: " + needs + ".",
-					"To elect through " + configured.propertyValue() + ", " + requirement + ". Or set " + BACKEND_PROPERTY
-							+ " to another backend (" + availableOtherThan(configured) + ").");
+					"To elect through " + configured.propertyValue() + ", " + requirement + ". Or set "
+							+ BACKEND_PROPERTY + " to another backend (" + availableOtherThan(configured) + ").");
 		}
 		List<LeaderElectionBackend> fitting = fitting(context);
 		if (fitting.size() > 1) {
@@ -106,7 +107,9 @@ final class BackendDetection {
 								.collect(Collectors.joining(", "))
 							+ ".",
 					"Set " + BACKEND_PROPERTY + " to one of: "
-							+ fitting.stream().map(LeaderElectionBackend::propertyValue).collect(Collectors.joining(", "))
+							+ fitting.stream()
+								.map(LeaderElectionBackend::propertyValue)
+								.collect(Collectors.joining(", "))
 							+ ".");
 		}
 		return new LeaderElectionConfigurationException(
@@ -137,8 +140,8 @@ final class BackendDetection {
 	}
 
 	/**
-	 * The backends as a user can choose them in this application: those whose libraries are on the
-	 * class path, then each of the others with the library it needs, such as
+	 * The backends as a user can choose them in this application: those whose libraries
+	 * are on the class path, then each of the others with the library it needs, such as
 	 * {@code "jdbc, in-memory; redis needs spring-boot-starter-data-redis"}.
 	 */
 	String onClassPath(@Nullable ClassLoader classLoader) {
@@ -190,19 +193,18 @@ final class BackendDetection {
 
 	private static boolean hasRedisConnectionFactory(Context context) {
 		String factoryType = REDIS_CONNECTION_FACTORY;
-		return hasRedisLibraries(context.classLoader())
-				&& context.beanFactory()
-					.getBeanNamesForType(ClassUtils.resolveClassName(factoryType, context.classLoader()), true, false)
-					.length > 0;
+		return hasRedisLibraries(context.classLoader()) && context.beanFactory()
+			.getBeanNamesForType(ClassUtils.resolveClassName(factoryType, context.classLoader()), true,
+					false).length > 0;
 	}
 
 	private static boolean hasZookeeper(Context context) {
 		String clientType = CURATOR_FRAMEWORK;
-		return hasZookeeperLibraries(context.classLoader())
-				&& (StringUtils.hasText(context.environment().getProperty(ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY))
-						|| context.beanFactory()
-							.getBeanNamesForType(ClassUtils.resolveClassName(clientType, context.classLoader()), true, false)
-							.length > 0);
+		return hasZookeeperLibraries(context.classLoader()) && (StringUtils
+			.hasText(context.environment().getProperty(ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY))
+				|| context.beanFactory()
+					.getBeanNamesForType(ClassUtils.resolveClassName(clientType, context.classLoader()), true,
+							false).length > 0);
 	}
 
 	/**

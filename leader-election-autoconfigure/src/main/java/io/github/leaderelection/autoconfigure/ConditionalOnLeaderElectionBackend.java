@@ -9,8 +9,9 @@ import java.lang.annotation.Target;
 import org.springframework.context.annotation.Conditional;
 
 /**
- * Matches when a backend is the one to elect through: selected by {@code leader-election.backend}
- * and usable, or, when the property is not set, the only one detected.
+ * Matches when a backend is the one to elect through: selected by
+ * {@code leader-election.backend} and usable, or, when the property is not set, the only
+ * one detected.
  */
 @Target({ ElementType.TYPE, ElementType.METHOD })
 @Retention(RetentionPolicy.RUNTIME)

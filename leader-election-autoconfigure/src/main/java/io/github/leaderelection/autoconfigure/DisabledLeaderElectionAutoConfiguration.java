@@ -18,11 +18,12 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
 /**
- * {@link EnableAutoConfiguration Auto-configuration} for an application whose leader election is
- * switched off with {@code leader-election.enabled=false}: no store, no election, and this
- * instance leads every group, unelected, in term 0. {@code @OnlyOnLeader} methods run, with a
- * {@link LeadershipContext}, and the {@link LeaderElection} bean answers as on a leader, so that
- * code written for an election works unchanged on a single instance.
+ * {@link EnableAutoConfiguration Auto-configuration} for an application whose leader
+ * election is switched off with {@code leader-election.enabled=false}: no store, no
+ * election, and this instance leads every group, unelected, in term 0.
+ * {@code @OnlyOnLeader} methods run, with a {@link LeadershipContext}, and the
+ * {@link LeaderElection} bean answers as on a leader, so that code written for an
+ * election works unchanged on a single instance.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", havingValue = false)
@@ -36,7 +37,8 @@ public final class DisabledLeaderElectionAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	UnelectedLeaderElections unelectedLeaderElections(LeaderElectionProperties properties) {
 		String candidateId = properties.getCandidateId();
-		// Loud on purpose: a second instance started with this setting runs the same jobs at the same time.
+		// Loud on purpose: a second instance started with this setting runs the same jobs
+		// at the same time.
 		logger.warn("Leader election is disabled (leader-election.enabled=false): this instance leads every group "
 				+ "without an election, in term {}, and runs every @OnlyOnLeader method. Run a single instance "
 				+ "only, or set leader-election.enabled=true.", UnelectedLeaderElections.TERM);

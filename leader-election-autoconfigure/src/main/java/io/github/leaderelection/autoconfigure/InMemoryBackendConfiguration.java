@@ -9,8 +9,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Elects within this JVM, when {@code leader-election.backend=in-memory}: every candidate of the
- * process shares one store, so there is always one leader per group. For tests and local runs.
+ * Elects within this JVM, when {@code leader-election.backend=in-memory}: every candidate
+ * of the process shares one store, so there is always one leader per group. For tests and
+ * local runs.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean({ LeaseStore.class, LeaderElectionRegistry.class })

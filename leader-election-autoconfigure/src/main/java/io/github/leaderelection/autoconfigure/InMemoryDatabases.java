@@ -6,8 +6,9 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Recognizes the JDBC URLs of in-memory databases, which live inside one process: every instance
- * of an application that elects through one has a database of its own, and leads.
+ * Recognizes the JDBC URLs of in-memory databases, which live inside one process: every
+ * instance of an application that elects through one has a database of its own, and
+ * leads.
  */
 final class InMemoryDatabases {
 

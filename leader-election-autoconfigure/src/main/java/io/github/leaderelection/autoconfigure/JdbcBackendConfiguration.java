@@ -30,13 +30,14 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Elects through a table in the application's database, after any database initializer (Flyway,
- * Liquibase, SQL scripts) has run. At startup it refuses an in-memory database, which would give
- * every instance a database and a leadership of its own, and creates the table when schema
- * initialization applies or checks it otherwise. A database that does not answer at startup fails
- * it only with {@code leader-election.jdbc.fail-fast}: otherwise the store creates or checks the
- * table once the database answers, and the election retries until then like on any other store.
- * The store is closed with the context, which ends its PostgreSQL listener, if any.
+ * Elects through a table in the application's database, after any database initializer
+ * (Flyway, Liquibase, SQL scripts) has run. At startup it refuses an in-memory database,
+ * which would give every instance a database and a leadership of its own, and creates the
+ * table when schema initialization applies or checks it otherwise. A database that does
+ * not answer at startup fails it only with {@code leader-election.jdbc.fail-fast}:
+ * otherwise the store creates or checks the table once the database answers, and the
+ * election retries until then like on any other store. The store is closed with the
+ * context, which ends its PostgreSQL listener, if any.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({ DataSource.class, EmbeddedDatabaseConnection.class, DatabaseInitializationMode.class })
@@ -70,7 +71,8 @@ class JdbcBackendConfiguration {
 			connection = selected.getConnection();
 		}
 		catch (SQLException | RuntimeException ex) {
-			// Not an in-memory database either: that lives in this process and always answers.
+			// Not an in-memory database either: that lives in this process and always
+			// answers.
 			unreachable(store, properties, properties.getInitializeSchema() == DatabaseInitializationMode.ALWAYS, ex);
 			return store;
 		}
@@ -117,8 +119,8 @@ class JdbcBackendConfiguration {
 	}
 
 	/**
-	 * Refuses a database that only this process can see, unless told otherwise: every instance
-	 * would elect itself, and nothing would show it.
+	 * Refuses a database that only this process can see, unless told otherwise: every
+	 * instance would elect itself, and nothing would show it.
 	 */
 	private static void checkAllowed(@Nullable String url, boolean inMemory, LeaderElectionJdbcProperties properties) {
 		String database = ((url != null) ? withoutParameters(url) + ", " : "") + "an "
@@ -127,8 +129,9 @@ class JdbcBackendConfiguration {
 			logger.debug("Electing through {}, as {} is true", database, ALLOW_IN_MEMORY_DATABASE_PROPERTY);
 			return;
 		}
-		throw new LeaderElectionConfigurationException("Leader election would elect through " + database
-				+ ": every instance of the application would have a database of its own, and lead.",
+		throw new LeaderElectionConfigurationException(
+				"Leader election would elect through " + database
+						+ ": every instance of the application would have a database of its own, and lead.",
 				"Set spring.datasource.url to a database that all instances share (or mark such a DataSource with "
 						+ "@LeaderElectionDataSource), or, if the application runs as a single instance on "
 						+ "purpose, set " + BackendDetection.BACKEND_PROPERTY + "=in-memory. (Tests of the JDBC "
@@ -150,7 +153,8 @@ class JdbcBackendConfiguration {
 		}
 		catch (RuntimeException ex) {
 			if (isConnectionFailure(ex)) {
-				// The database went away since it answered: not a reason to blame the table.
+				// The database went away since it answered: not a reason to blame the
+				// table.
 				unreachable(store, properties, create, ex);
 				return;
 			}
@@ -183,11 +187,12 @@ class JdbcBackendConfiguration {
 	}
 
 	/**
-	 * A database that does not answer at startup is no configuration error: unless asked to fail,
-	 * the application starts and the store sets up its table once the database answers.
+	 * A database that does not answer at startup is no configuration error: unless asked
+	 * to fail, the application starts and the store sets up its table once the database
+	 * answers.
 	 */
-	private static void unreachable(JdbcLeaseStore store, LeaderElectionJdbcProperties properties,
-			boolean createTable, Throwable ex) {
+	private static void unreachable(JdbcLeaseStore store, LeaderElectionJdbcProperties properties, boolean createTable,
+			Throwable ex) {
 		if (properties.isFailFast()) {
 			throw new LeaderElectionConfigurationException(
 					"Leader election could not reach its database at startup (" + FAIL_FAST_PROPERTY + " is true): "
@@ -198,16 +203,18 @@ class JdbcBackendConfiguration {
 					ex);
 		}
 		store.prepareTableOnFirstUse(createTable);
-		logger.warn("Leader election could not reach its database at startup ({}). Starting anyway: this instance "
-				+ "competes once the database answers, after the table {} has been {}; until then the election "
-				+ "retries and its health reports the store as down. Set {}=true to fail startup instead.",
+		logger.warn(
+				"Leader election could not reach its database at startup ({}). Starting anyway: this instance "
+						+ "competes once the database answers, after the table {} has been {}; until then the election "
+						+ "retries and its health reports the store as down. Set {}=true to fail startup instead.",
 				message(ex), properties.getTableName(), createTable ? "created if missing" : "checked",
 				FAIL_FAST_PROPERTY);
 	}
 
 	/**
-	 * Whether a failure comes from the connection rather than the statement: SQLSTATE class 08
-	 * ("connection exception"), or the exception types that JDBC and pools use for it.
+	 * Whether a failure comes from the connection rather than the statement: SQLSTATE
+	 * class 08 ("connection exception"), or the exception types that JDBC and pools use
+	 * for it.
 	 */
 	static boolean isConnectionFailure(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
@@ -253,6 +260,7 @@ class JdbcBackendConfiguration {
 
 	/**
 	 * What a connection tells of its database.
+	 *
 	 * @param url the JDBC URL, if the driver tells
 	 * @param productName the product name, if the driver tells
 	 */

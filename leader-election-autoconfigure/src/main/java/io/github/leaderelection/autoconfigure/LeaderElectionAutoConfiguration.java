@@ -36,12 +36,14 @@ import org.springframework.util.StringUtils;
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for leader election.
  *
- * <p>Creates a {@link LeaderElectionEngine} (also the {@link LeaderElectionRegistry}) on the
- * {@link LeaseStore} of the selected backend, unless the application declares its own store or
- * registry, and a {@link LeaderElection} bean for the application's group. Every
- * {@link LeaderElectionListener} bean is added to the registry, among them the publisher of the
- * leadership events. Methods annotated with {@code @OnlyOnLeader} run only on the leader. The
- * election starts when the application is ready and stops as soon as the context closes.
+ * <p>
+ * Creates a {@link LeaderElectionEngine} (also the {@link LeaderElectionRegistry}) on the
+ * {@link LeaseStore} of the selected backend, unless the application declares its own
+ * store or registry, and a {@link LeaderElection} bean for the application's group. Every
+ * {@link LeaderElectionListener} bean is added to the registry, among them the publisher
+ * of the leadership events. Methods annotated with {@code @OnlyOnLeader} run only on the
+ * leader. The election starts when the application is ready and stops as soon as the
+ * context closes.
  *
  * @see LeaderElectionProperties
  */
@@ -50,17 +52,18 @@ import org.springframework.util.StringUtils;
 		"org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LeaderElectionProperties.class)
-@Import({ SpringBootVersionCheck.class, JdbcBackendConfiguration.class, RedisBackendConfiguration.class, ZookeeperBackendConfiguration.class,
-		InMemoryBackendConfiguration.class, LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class })
+@Import({ SpringBootVersionCheck.class, JdbcBackendConfiguration.class, RedisBackendConfiguration.class,
+		ZookeeperBackendConfiguration.class, InMemoryBackendConfiguration.class,
+		LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class })
 public final class LeaderElectionAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionAutoConfiguration.class);
 
 	@Bean
 	@ConditionalOnMissingBean(LeaderElectionRegistry.class)
-	LeaderElectionEngine leaderElectionEngine(LeaderElectionProperties properties, ObjectProvider<LeaseStore> leaseStore,
-			ObjectProvider<LeaderElectionEngineCustomizer> customizers, ConfigurableListableBeanFactory beanFactory,
-			Environment environment) {
+	LeaderElectionEngine leaderElectionEngine(LeaderElectionProperties properties,
+			ObjectProvider<LeaseStore> leaseStore, ObjectProvider<LeaderElectionEngineCustomizer> customizers,
+			ConfigurableListableBeanFactory beanFactory, Environment environment) {
 		LeaderElectionBackend backend = properties.getBackend();
 		if (backend != null && !backend.isAvailable()) {
 			throw BackendDetection.unavailable(backend);
@@ -68,7 +71,8 @@ public final class LeaderElectionAutoConfiguration {
 		LeaseStore store = leaseStore.getIfAvailable();
 		if (store == null) {
 			throw BackendDetection.standard()
-				.noStore(backend, new BackendDetection.Context(beanFactory, environment, beanFactory.getBeanClassLoader()));
+				.noStore(backend,
+						new BackendDetection.Context(beanFactory, environment, beanFactory.getBeanClassLoader()));
 		}
 		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store)
 			.timing(timing(properties))
@@ -96,7 +100,8 @@ public final class LeaderElectionAutoConfiguration {
 			Environment environment) {
 		LeaderElection election = joinApplicationGroup(registry, properties, environment);
 		if (properties.getGroup() == null && !StringUtils.hasText(environment.getProperty("spring.application.name"))) {
-			// Not a failure: a single application per store works, and tests often have no name. But two
+			// Not a failure: a single application per store works, and tests often have
+			// no name. But two
 			// unnamed applications on one store would share one election without a word.
 			logger.warn("Leader election joins group '{}' because neither leader-election.group nor "
 					+ "spring.application.name is set: every other application without a name that elects "
@@ -106,7 +111,9 @@ public final class LeaderElectionAutoConfiguration {
 		return election;
 	}
 
-	/** The election of the application's group, with or without leader election enabled. */
+	/**
+	 * The election of the application's group, with or without leader election enabled.
+	 */
 	static LeaderElection joinApplicationGroup(LeaderElectionRegistry registry, LeaderElectionProperties properties,
 			Environment environment) {
 		String group = properties.determineGroup(environment);
@@ -140,10 +147,10 @@ public final class LeaderElectionAutoConfiguration {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new LeaderElectionConfigurationException(
-					"Invalid leader election timing (leader-election.lease-duration=" + print(properties.getLeaseDuration())
-							+ ", leader-election.renew-deadline=" + print(properties.getRenewDeadline())
-							+ ", leader-election.retry-period=" + print(properties.getRetryPeriod()) + "): "
-							+ ex.getMessage(),
+					"Invalid leader election timing (leader-election.lease-duration="
+							+ print(properties.getLeaseDuration()) + ", leader-election.renew-deadline="
+							+ print(properties.getRenewDeadline()) + ", leader-election.retry-period="
+							+ print(properties.getRetryPeriod()) + "): " + ex.getMessage(),
 					"Update leader-election.lease-duration, leader-election.renew-deadline and "
 							+ "leader-election.retry-period so that lease-duration > renew-deadline > 1.2 x retry-period "
 							+ "and retry-period >= " + ElectionTiming.MINIMUM_RETRY_PERIOD.toMillis()
@@ -175,9 +182,10 @@ public final class LeaderElectionAutoConfiguration {
 	}
 
 	/**
-	 * The {@code @OnlyOnLeader} guard, with leader election enabled or not (then this instance leads
-	 * every group unelected). Its beans are infrastructure, created early by the auto-proxy creator,
-	 * so they depend on the registry and the properties only lazily.
+	 * The {@code @OnlyOnLeader} guard, with leader election enabled or not (then this
+	 * instance leads every group unelected). Its beans are infrastructure, created early
+	 * by the auto-proxy creator, so they depend on the registry and the properties only
+	 * lazily.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)

@@ -14,8 +14,8 @@ public enum LeaderElectionBackend {
 	REDIS(true),
 
 	/**
-	 * ZooKeeper, through Apache Curator: the application's {@code CuratorFramework}, or one built
-	 * from {@code leader-election.zookeeper.connect-string}.
+	 * ZooKeeper, through Apache Curator: the application's {@code CuratorFramework}, or
+	 * one built from {@code leader-election.zookeeper.connect-string}.
 	 */
 	ZOOKEEPER(true),
 

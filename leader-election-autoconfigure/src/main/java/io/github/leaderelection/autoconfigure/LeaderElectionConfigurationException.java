@@ -3,8 +3,8 @@ package io.github.leaderelection.autoconfigure;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown at startup when the leader election configuration cannot work; the message names the
- * property and its value, and {@link #action()} says how to fix it.
+ * Thrown at startup when the leader election configuration cannot work; the message names
+ * the property and its value, and {@link #action()} says how to fix it.
  */
 class LeaderElectionConfigurationException extends RuntimeException {
 

@@ -10,11 +10,10 @@ import java.lang.annotation.Target;
 import org.springframework.beans.factory.annotation.Qualifier;
 
 /**
- * Qualifier annotation for the {@code DataSource} that leader election uses when the application
- * has several: the lease table lives in the database of the marked one.
+ * Qualifier annotation for the {@code DataSource} that leader election uses when the
+ * application has several: the lease table lives in the database of the marked one.
  */
-@Target({ ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER, ElementType.TYPE,
-		ElementType.ANNOTATION_TYPE })
+@Target({ ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER, ElementType.TYPE, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Inherited

@@ -17,8 +17,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link EnableAutoConfiguration Auto-configuration} for the {@code leaderelection} endpoint. Its
- * write operations follow the endpoint's access, read-only unless
+ * {@link EnableAutoConfiguration Auto-configuration} for the {@code leaderelection}
+ * endpoint. Its write operations follow the endpoint's access, read-only unless
  * {@code management.endpoint.leaderelection.access=unrestricted}.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)

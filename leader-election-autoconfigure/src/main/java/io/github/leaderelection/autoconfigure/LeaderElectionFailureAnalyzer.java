@@ -17,9 +17,9 @@ import org.springframework.core.annotation.Order;
 import org.springframework.util.ClassUtils;
 
 /**
- * Reports a leader election configuration that cannot work: the property, its value and the fix.
- * Covers the checks made at startup and values of {@code leader-election.*} properties that
- * cannot even be bound, such as an unknown backend.
+ * Reports a leader election configuration that cannot work: the property, its value and
+ * the fix. Covers the checks made at startup and values of {@code leader-election.*}
+ * properties that cannot even be bound, such as an unknown backend.
  */
 @Order(Ordered.HIGHEST_PRECEDENCE)
 class LeaderElectionFailureAnalyzer implements FailureAnalyzer {
@@ -60,9 +60,11 @@ class LeaderElectionFailureAnalyzer implements FailureAnalyzer {
 					+ "), or remove it to detect the backend from the application's beans.";
 		}
 		if (type != null && type.isEnum()) {
-			return "Set " + name + " to one of: " + Arrays.stream(type.getEnumConstants())
-				.map((constant) -> ((Enum<?>) constant).name().toLowerCase(Locale.ROOT).replace('_', '-'))
-				.collect(Collectors.joining(", ")) + ".";
+			return "Set " + name + " to one of: "
+					+ Arrays.stream(type.getEnumConstants())
+						.map((constant) -> ((Enum<?>) constant).name().toLowerCase(Locale.ROOT).replace('_', '-'))
+						.collect(Collectors.joining(", "))
+					+ ".";
 		}
 		if (type == Duration.class) {
 			return "Set " + name + " to a duration such as 15s, 500ms or PT15S.";

@@ -13,8 +13,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link EnableAutoConfiguration Auto-configuration} for the {@code leaderElection} health
- * indicator, switched off by {@code management.health.leader-election.enabled=false}.
+ * {@link EnableAutoConfiguration Auto-configuration} for the {@code leaderElection}
+ * health indicator, switched off by
+ * {@code management.health.leader-election.enabled=false}.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })

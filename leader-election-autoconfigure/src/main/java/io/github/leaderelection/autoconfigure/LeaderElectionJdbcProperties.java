@@ -15,32 +15,34 @@ public class LeaderElectionJdbcProperties {
 	private String tableName = "leader_election";
 
 	/**
-	 * When to create the lease table if it is missing: at startup, or once the database answers
-	 * if it did not then. Otherwise its presence is checked, and a missing table fails startup
-	 * (or, if the database answers only later, the election) with the statement that creates it.
+	 * When to create the lease table if it is missing: at startup, or once the database
+	 * answers if it did not then. Otherwise its presence is checked, and a missing table
+	 * fails startup (or, if the database answers only later, the election) with the
+	 * statement that creates it.
 	 */
 	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
 	/**
-	 * Whether to listen for lease changes on PostgreSQL (LISTEN/NOTIFY), so that followers take
-	 * over a released lease at once instead of at their next retry. Holds one connection of the
-	 * pool while the application runs, which must be a direct connection (not through PgBouncer
-	 * in transaction pooling mode). No effect on other databases.
+	 * Whether to listen for lease changes on PostgreSQL (LISTEN/NOTIFY), so that
+	 * followers take over a released lease at once instead of at their next retry. Holds
+	 * one connection of the pool while the application runs, which must be a direct
+	 * connection (not through PgBouncer in transaction pooling mode). No effect on other
+	 * databases.
 	 */
 	private boolean notifications = true;
 
 	/**
-	 * Whether to fail startup when the database cannot be reached. Otherwise the application
-	 * starts, the election retries and reports the store as down, and the lease table is created
-	 * or checked once the database answers.
+	 * Whether to fail startup when the database cannot be reached. Otherwise the
+	 * application starts, the election retries and reports the store as down, and the
+	 * lease table is created or checked once the database answers.
 	 */
 	private boolean failFast;
 
 	/**
-	 * Whether to elect through an in-memory database (such as jdbc:h2:mem:), which only this
-	 * process can see, so that every instance of the application leads. For tests of the JDBC
-	 * backend itself; an application that runs as a single instance on purpose sets
-	 * leader-election.backend=in-memory instead.
+	 * Whether to elect through an in-memory database (such as jdbc:h2:mem:), which only
+	 * this process can see, so that every instance of the application leads. For tests of
+	 * the JDBC backend itself; an application that runs as a single instance on purpose
+	 * sets leader-election.backend=in-memory instead.
 	 */
 	private boolean allowInMemoryDatabase;
 

@@ -18,17 +18,18 @@ import org.springframework.context.event.SmartApplicationListener;
 import org.springframework.core.Ordered;
 
 /**
- * Runs the election while the application is up: adds the {@link LeaderElectionListener} beans
- * to the registry once all singletons exist, starts the engine when the application is ready (no
- * leader-only work while the context is still starting), and closes it as soon as the context
- * starts closing.
+ * Runs the election while the application is up: adds the {@link LeaderElectionListener}
+ * beans to the registry once all singletons exist, starts the engine when the application
+ * is ready (no leader-only work while the context is still starting), and closes it as
+ * soon as the context starts closing.
  *
- * <p>Closing on {@link ContextClosedEvent}, with the highest precedence, comes before anything
- * else the context shuts down: the event is published before any {@code Lifecycle} bean is
- * stopped and before any bean is destroyed, and before the task executors and schedulers, which
- * listen for the same event, stop accepting tasks. So leader-only methods that run on them, and the
- * DataSource the lease is released through, are still there while the engine waits for those
- * methods and then releases the leases.
+ * <p>
+ * Closing on {@link ContextClosedEvent}, with the highest precedence, comes before
+ * anything else the context shuts down: the event is published before any
+ * {@code Lifecycle} bean is stopped and before any bean is destroyed, and before the task
+ * executors and schedulers, which listen for the same event, stop accepting tasks. So
+ * leader-only methods that run on them, and the DataSource the lease is released through,
+ * are still there while the engine waits for those methods and then releases the leases.
  */
 class LeaderElectionLifecycle implements SmartInitializingSingleton, SmartApplicationListener, ApplicationContextAware {
 

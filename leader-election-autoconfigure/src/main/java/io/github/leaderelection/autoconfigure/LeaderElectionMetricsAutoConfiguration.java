@@ -14,8 +14,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link EnableAutoConfiguration Auto-configuration} for the Micrometer metrics of leader election,
- * when the application has a {@link MeterRegistry}: the gauges and counters of
+ * {@link EnableAutoConfiguration Auto-configuration} for the Micrometer metrics of leader
+ * election, when the application has a {@link MeterRegistry}: the gauges and counters of
  * {@link LeaderElectionMetrics}, and the timing of every lease store bean's requests.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class,

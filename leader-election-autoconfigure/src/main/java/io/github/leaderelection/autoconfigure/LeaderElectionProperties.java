@@ -18,39 +18,41 @@ public class LeaderElectionProperties {
 	static final String DEFAULT_GROUP = "default";
 
 	/**
-	 * Whether to enable leader election. When disabled, there is no election: every instance
-	 * leads every group in term 0 and runs the methods annotated with OnlyOnLeader.
+	 * Whether to enable leader election. When disabled, there is no election: every
+	 * instance leads every group in term 0 and runs the methods annotated with
+	 * OnlyOnLeader.
 	 */
 	private boolean enabled = true;
 
 	/**
-	 * Store to elect through. When not set, it is detected from the application's beans: a
-	 * DataSource selects jdbc, a RedisConnectionFactory selects redis, a CuratorFramework or
-	 * 'leader-election.zookeeper.connect-string' selects zookeeper.
+	 * Store to elect through. When not set, it is detected from the application's beans:
+	 * a DataSource selects jdbc, a RedisConnectionFactory selects redis, a
+	 * CuratorFramework or 'leader-election.zookeeper.connect-string' selects zookeeper.
 	 */
 	private @Nullable LeaderElectionBackend backend;
 
 	/**
-	 * Group that the application joins, also used by OnlyOnLeader methods that name no group.
-	 * Defaults to the value of 'spring.application.name', or 'default' when that is not set.
+	 * Group that the application joins, also used by OnlyOnLeader methods that name no
+	 * group. Defaults to the value of 'spring.application.name', or 'default' when that
+	 * is not set.
 	 */
 	private @Nullable String group;
 
 	/**
-	 * Candidate id of this instance, unique per process. Defaults to the host name, the process
-	 * id and a random suffix.
+	 * Candidate id of this instance, unique per process. Defaults to the host name, the
+	 * process id and a random suffix.
 	 */
 	private @Nullable String candidateId;
 
 	/**
-	 * How long the store keeps a lease that is not renewed. Must be greater than the renew
-	 * deadline.
+	 * How long the store keeps a lease that is not renewed. Must be greater than the
+	 * renew deadline.
 	 */
 	private Duration leaseDuration = Duration.ofSeconds(15);
 
 	/**
-	 * How long a leader keeps leading after the start of its last successful renewal. Must be
-	 * greater than 1.2 times the retry period.
+	 * How long a leader keeps leading after the start of its last successful renewal.
+	 * Must be greater than 1.2 times the retry period.
 	 */
 	private Duration renewDeadline = Duration.ofSeconds(10);
 
@@ -60,14 +62,14 @@ public class LeaderElectionProperties {
 	private Duration retryPeriod = Duration.ofSeconds(2);
 
 	/**
-	 * Whether to release held leases on shutdown, so that another instance takes over at once
-	 * rather than when the lease runs out.
+	 * Whether to release held leases on shutdown, so that another instance takes over at
+	 * once rather than when the lease runs out.
 	 */
 	private boolean releaseOnShutdown = true;
 
 	/**
-	 * Maximum time to wait on shutdown for running OnlyOnLeader methods before the leases are
-	 * released.
+	 * Maximum time to wait on shutdown for running OnlyOnLeader methods before the leases
+	 * are released.
 	 */
 	private Duration shutdownTimeout = Duration.ofSeconds(10);
 

@@ -11,21 +11,22 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class LeaderElectionRedisProperties {
 
 	/**
-	 * Prefix of the keys and channels of every group, such as 'leader-election:{orders}:lease'.
-	 * Letters, digits and '_', '.', ':', '-' (no '--'), starting with a letter.
+	 * Prefix of the keys and channels of every group, such as
+	 * 'leader-election:{orders}:lease'. Letters, digits and '_', '.', ':', '-' (no '--'),
+	 * starting with a letter.
 	 */
 	private String keyPrefix = "leader-election:";
 
 	/**
-	 * Number of replicas that must acknowledge each acquire and renewal (Redis WAIT) for it to
-	 * count. 0 not to wait. Narrows, but does not close, the window in which a failover loses a
-	 * lease.
+	 * Number of replicas that must acknowledge each acquire and renewal (Redis WAIT) for
+	 * it to count. 0 not to wait. Narrows, but does not close, the window in which a
+	 * failover loses a lease.
 	 */
 	private int replicaAcks = 0;
 
 	/**
-	 * Maximum time to wait for the replica acknowledgements, within the store call's timeout (the
-	 * retry period).
+	 * Maximum time to wait for the replica acknowledgements, within the store call's
+	 * timeout (the retry period).
 	 */
 	private Duration replicaAckTimeout = Duration.ofMillis(500);
 

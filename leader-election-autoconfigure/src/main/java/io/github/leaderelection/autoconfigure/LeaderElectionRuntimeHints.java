@@ -12,19 +12,20 @@ import org.springframework.aot.hint.TypeReference;
 import org.springframework.util.ClassUtils;
 
 /**
- * What the starter needs at run time beyond what Spring's AOT processing finds by itself, for an
- * application compiled to a native image.
+ * What the starter needs at run time beyond what Spring's AOT processing finds by itself,
+ * for an application compiled to a native image.
  *
- * <p>Most of the starter needs nothing here: its proxies ({@code @OnlyOnLeader} beans, the timed
- * lease store) are made by post-processors that announce their bean types, so AOT generates their
- * classes at build time, and {@code @ConfigurationProperties} binding is covered by Boot. What is
- * left:
+ * <p>
+ * Most of the starter needs nothing here: its proxies ({@code @OnlyOnLeader} beans, the
+ * timed lease store) are made by post-processors that announce their bean types, so AOT
+ * generates their classes at build time, and {@code @ConfigurationProperties} binding is
+ * covered by Boot. What is left:
  * <ul>
- * <li>the endpoint's response bodies, serialized by Jackson: Boot registers an operation's declared
- * return type, which says nothing about the body when the operation returns a
- * {@code WebEndpointResponse} or {@code Object};</li>
- * <li>the PostgreSQL driver's {@code PGConnection}, which the JDBC store looks up by name to decide
- * whether it can listen for notifications.</li>
+ * <li>the endpoint's response bodies, serialized by Jackson: Boot registers an
+ * operation's declared return type, which says nothing about the body when the operation
+ * returns a {@code WebEndpointResponse} or {@code Object};</li>
+ * <li>the PostgreSQL driver's {@code PGConnection}, which the JDBC store looks up by name
+ * to decide whether it can listen for notifications.</li>
  * </ul>
  */
 class LeaderElectionRuntimeHints implements RuntimeHintsRegistrar {

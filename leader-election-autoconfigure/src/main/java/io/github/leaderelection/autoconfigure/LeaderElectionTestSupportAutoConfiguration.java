@@ -13,8 +13,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 /**
- * {@link EnableAutoConfiguration Auto-configuration} for {@link LeaderElectionTestSupport}, in
- * tests only: when spring-test and JUnit Jupiter are on the class path.
+ * {@link EnableAutoConfiguration Auto-configuration} for
+ * {@link LeaderElectionTestSupport}, in tests only: when spring-test and JUnit Jupiter
+ * are on the class path.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)
 @ConditionalOnClass(name = { "org.springframework.test.context.junit.jupiter.SpringExtension",

@@ -13,33 +13,35 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class LeaderElectionZookeeperProperties {
 
 	/**
-	 * Connection string of the ZooKeeper ensemble, such as 'zk1:2181,zk2:2181,zk3:2181'. When set,
-	 * leader election uses a client of its own; otherwise the application's CuratorFramework bean.
+	 * Connection string of the ZooKeeper ensemble, such as 'zk1:2181,zk2:2181,zk3:2181'.
+	 * When set, leader election uses a client of its own; otherwise the application's
+	 * CuratorFramework bean.
 	 */
 	private @Nullable String connectString;
 
 	/**
-	 * Session timeout to ask for, for the client built from the connect string. A leader's lease
-	 * lasts as long as its session, so it must be at least the lease duration, which is the
-	 * default. The servers may lower it (to 20 ticks by default), which fails startup.
+	 * Session timeout to ask for, for the client built from the connect string. A
+	 * leader's lease lasts as long as its session, so it must be at least the lease
+	 * duration, which is the default. The servers may lower it (to 20 ticks by default),
+	 * which fails startup.
 	 */
 	private @Nullable Duration sessionTimeout;
 
 	/**
-	 * How long the client built from the connect string waits for a connection, at startup and
-	 * whenever it has lost one.
+	 * How long the client built from the connect string waits for a connection, at
+	 * startup and whenever it has lost one.
 	 */
 	private Duration connectionTimeout = Duration.ofSeconds(5);
 
 	/**
-	 * Node under which every group lives: segments of letters, digits and '_', '.', '-', each
-	 * starting with a letter or '_'.
+	 * Node under which every group lives: segments of letters, digits and '_', '.', '-',
+	 * each starting with a letter or '_'.
 	 */
 	private String basePath = "/leader-election";
 
 	/**
-	 * Digest credentials, as 'user:password', with which the client built from the connect string
-	 * authenticates.
+	 * Digest credentials, as 'user:password', with which the client built from the
+	 * connect string authenticates.
 	 */
 	private @Nullable String auth;
 
@@ -49,10 +51,10 @@ public class LeaderElectionZookeeperProperties {
 	private Acl acl = Acl.OPEN;
 
 	/**
-	 * Whether a leader keeps leading while its connection is suspended, until its session is lost
-	 * or its renew deadline passes. Safe only while the session timeout is above the renew
-	 * deadline (CURATOR-460); by default a leader steps down as soon as the connection is
-	 * suspended.
+	 * Whether a leader keeps leading while its connection is suspended, until its session
+	 * is lost or its renew deadline passes. Safe only while the session timeout is above
+	 * the renew deadline (CURATOR-460); by default a leader steps down as soon as the
+	 * connection is suspended.
 	 */
 	private boolean keepLeadingWhileSuspended;
 
@@ -121,8 +123,8 @@ public class LeaderElectionZookeeperProperties {
 		OPEN,
 
 		/**
-		 * Only the authenticated identity that created them, that is every instance with the same
-		 * auth, may read and change them (CREATOR_ALL_ACL). Needs auth.
+		 * Only the authenticated identity that created them, that is every instance with
+		 * the same auth, may read and change them (CREATOR_ALL_ACL). Needs auth.
 		 */
 		CREATOR
 

@@ -19,10 +19,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 /**
- * {@link EnableAutoConfiguration Auto-configuration} for lifecycle beans that run only on the
- * leader: those annotated with {@link LeaderOnlyLifecycle @LeaderOnlyLifecycle} and those named by
- * {@code leader-election.lifecycle.beans}. With {@code leader-election.enabled=false} they start with
- * the context on every instance, as {@code @OnlyOnLeader} methods then run everywhere.
+ * {@link EnableAutoConfiguration Auto-configuration} for lifecycle beans that run only on
+ * the leader: those annotated with {@link LeaderOnlyLifecycle @LeaderOnlyLifecycle} and
+ * those named by {@code leader-election.lifecycle.beans}. With
+ * {@code leader-election.enabled=false} they start with the context on every instance, as
+ * {@code @OnlyOnLeader} methods then run everywhere.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
@@ -30,8 +31,8 @@ import org.springframework.core.env.Environment;
 public final class LeaderOnlyLifecycleAutoConfiguration {
 
 	/**
-	 * The controller is a bean post-processor, created before the other beans: it binds its
-	 * properties itself and reaches the registry only lazily.
+	 * The controller is a bean post-processor, created before the other beans: it binds
+	 * its properties itself and reaches the registry only lazily.
 	 */
 	@Bean
 	static LeaderOnlyLifecycleController leaderOnlyLifecycleController(ConfigurableListableBeanFactory beanFactory,
@@ -46,7 +47,8 @@ public final class LeaderOnlyLifecycleAutoConfiguration {
 
 			@Override
 			protected RuntimeException misconfigured(String description, String action, @Nullable Throwable cause) {
-				// Explained by LeaderElectionFailureAnalyzer instead of a raw stack trace.
+				// Explained by LeaderElectionFailureAnalyzer instead of a raw stack
+				// trace.
 				return new LeaderElectionConfigurationException(description, action, cause);
 			}
 

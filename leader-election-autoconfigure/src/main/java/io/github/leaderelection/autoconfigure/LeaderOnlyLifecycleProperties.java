@@ -12,10 +12,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class LeaderOnlyLifecycleProperties {
 
 	/**
-	 * Names of Lifecycle beans (such as message listener containers) that run only while this
-	 * instance leads the application's group: not started with the context, started when leadership
-	 * is granted and stopped when it is revoked. Beans of other groups are annotated with
-	 * LeaderOnlyLifecycle.
+	 * Names of Lifecycle beans (such as message listener containers) that run only while
+	 * this instance leads the application's group: not started with the context, started
+	 * when leadership is granted and stopped when it is revoked. Beans of other groups
+	 * are annotated with LeaderOnlyLifecycle.
 	 */
 	private List<String> beans = new ArrayList<>();
 

@@ -13,8 +13,9 @@ import org.springframework.context.annotation.ConfigurationCondition;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * The condition of {@link ConditionalOnLeaderElectionBackend}. It looks at bean definitions, so it
- * is evaluated when beans are registered, after the auto-configurations it is ordered after.
+ * The condition of {@link ConditionalOnLeaderElectionBackend}. It looks at bean
+ * definitions, so it is evaluated when beans are registered, after the
+ * auto-configurations it is ordered after.
  */
 class OnLeaderElectionBackendCondition extends SpringBootCondition implements ConfigurationCondition {
 
@@ -51,8 +52,8 @@ class OnLeaderElectionBackendCondition extends SpringBootCondition implements Co
 		if (fitting.equals(List.of(backend))) {
 			return ConditionOutcome.match(message.because("detected " + detection.evidence(backend)));
 		}
-		return ConditionOutcome.noMatch(message.because(BackendDetection.BACKEND_PROPERTY
-				+ " is not set and the detected backends are " + fitting));
+		return ConditionOutcome.noMatch(message
+			.because(BackendDetection.BACKEND_PROPERTY + " is not set and the detected backends are " + fitting));
 	}
 
 }

@@ -37,15 +37,17 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Checks at startup that {@link OnlyOnLeader} can gate every method it applies to, and joins the
- * groups that the annotations name.
+ * Checks at startup that {@link OnlyOnLeader} can gate every method it applies to, and
+ * joins the groups that the annotations name.
  *
- * <p>A method that the proxy cannot intercept would run on every instance, with nothing but
- * Spring's generic proxy warning: a private or static method and, with class-based proxies (the
- * default), a final method. A final class cannot be proxied at all. Each bean is checked just
- * before it is proxied, so that a final class fails here rather than in the proxy, and each bean
- * definition's type once all singletons exist, so that lazy beans fail startup too. The groups
- * are joined then, so that their elections run from the start rather than from the first call.
+ * <p>
+ * A method that the proxy cannot intercept would run on every instance, with nothing but
+ * Spring's generic proxy warning: a private or static method and, with class-based
+ * proxies (the default), a final method. A final class cannot be proxied at all. Each
+ * bean is checked just before it is proxied, so that a final class fails here rather than
+ * in the proxy, and each bean definition's type once all singletons exist, so that lazy
+ * beans fail startup too. The groups are joined then, so that their elections run from
+ * the start rather than from the first call.
  */
 final class OnlyOnLeaderBeans
 		implements SmartInstantiationAwareBeanPostProcessor, SmartInitializingSingleton, PriorityOrdered {
@@ -68,8 +70,8 @@ final class OnlyOnLeaderBeans
 	 * Creates the checks. The suppliers are called on first use, not here: this is a bean
 	 * post-processor, created before the beans they return.
 	 * @param beanFactory the beans to check
-	 * @param gated the methods that {@code @OnlyOnLeader} on a class applies to (the advisor's
-	 * method matcher)
+	 * @param gated the methods that {@code @OnlyOnLeader} on a class applies to (the
+	 * advisor's method matcher)
 	 * @param registry the registry that joins the groups
 	 * @param defaultGroup the group of annotations that name none
 	 */
@@ -162,8 +164,8 @@ final class OnlyOnLeaderBeans
 	}
 
 	/**
-	 * Fails if a method of the given bean that {@code @OnlyOnLeader} applies to could run without
-	 * the check, or if the bean could not be proxied at all.
+	 * Fails if a method of the given bean that {@code @OnlyOnLeader} applies to could run
+	 * without the check, or if the bean could not be proxied at all.
 	 */
 	private void check(Class<?> type, String beanName) {
 		List<Method> methods = gatedMethods(type);
@@ -182,8 +184,8 @@ final class OnlyOnLeaderBeans
 		for (Method method : methods) {
 			int modifiers = method.getModifiers();
 			if (Modifier.isStatic(modifiers)) {
-				problems.add(name(method) + " is static, so no proxy can intercept it: it would run on every "
-						+ "instance");
+				problems.add(
+						name(method) + " is static, so no proxy can intercept it: it would run on every " + "instance");
 				fixes.add("Make " + name(method) + " an instance method.");
 			}
 			else if (Modifier.isPrivate(modifiers)) {
@@ -206,13 +208,14 @@ final class OnlyOnLeaderBeans
 	}
 
 	/**
-	 * The methods of a class that {@code @OnlyOnLeader} applies to, whether a proxy can intercept
-	 * them or not: those annotated themselves (or through a method they override or implement),
-	 * and those that the advisor matches for an annotation on the class, which is about the bean's
-	 * methods and leaves static ones out.
+	 * The methods of a class that {@code @OnlyOnLeader} applies to, whether a proxy can
+	 * intercept them or not: those annotated themselves (or through a method they
+	 * override or implement), and those that the advisor matches for an annotation on the
+	 * class, which is about the bean's methods and leaves static ones out.
 	 */
 	private List<Method> gatedMethods(Class<?> type) {
-		// Not computeIfAbsent: the advisor may be created on the way, and this runs for it too.
+		// Not computeIfAbsent: the advisor may be created on the way, and this runs for
+		// it too.
 		List<Method> known = this.gatedMethods.get(type);
 		if (known == null) {
 			known = findGatedMethods(type);
@@ -228,8 +231,8 @@ final class OnlyOnLeaderBeans
 		MethodMatcher onType = AnnotatedElementUtils.hasAnnotation(type, OnlyOnLeader.class) ? this.gated.get() : null;
 		List<Method> methods = new ArrayList<>();
 		ReflectionUtils.doWithMethods(type, (method) -> {
-			if (AnnotatedElementUtils.hasAnnotation(method, OnlyOnLeader.class) || (onType != null
-					&& !Modifier.isStatic(method.getModifiers()) && onType.matches(method, type))) {
+			if (AnnotatedElementUtils.hasAnnotation(method, OnlyOnLeader.class)
+					|| (onType != null && !Modifier.isStatic(method.getModifiers()) && onType.matches(method, type))) {
 				methods.add(method);
 			}
 		}, ReflectionUtils.USER_DECLARED_METHODS);
@@ -237,11 +240,12 @@ final class OnlyOnLeaderBeans
 	}
 
 	/**
-	 * Whether the auto-proxy creator will proxy the bean by subclassing its class rather than
-	 * through its interfaces, decided as Spring 7's {@code AbstractAutoProxyCreator} and
-	 * {@code DefaultAopProxyFactory} do: the bean's own preference ({@code @Proxyable}) first, then
-	 * the creator's setting ({@code spring.aop.proxy-target-class}), then whether the class has
-	 * interfaces worth proxying. A JDK proxy or a lambda is always proxied through its interfaces.
+	 * Whether the auto-proxy creator will proxy the bean by subclassing its class rather
+	 * than through its interfaces, decided as Spring 7's {@code AbstractAutoProxyCreator}
+	 * and {@code DefaultAopProxyFactory} do: the bean's own preference
+	 * ({@code @Proxyable}) first, then the creator's setting
+	 * ({@code spring.aop.proxy-target-class}), then whether the class has interfaces
+	 * worth proxying. A JDK proxy or a lambda is always proxied through its interfaces.
 	 */
 	private boolean isProxiedByClass(Class<?> type, String beanName) {
 		if (Proxy.isProxyClass(type) || ClassUtils.isLambdaClass(type)) {
@@ -264,7 +268,8 @@ final class OnlyOnLeaderBeans
 				return !this.proxyTypes.proxiesInterfaces(type);
 			}
 		}
-		// Without a creator the application has none of its own: the one registered for @OnlyOnLeader
+		// Without a creator the application has none of its own: the one registered for
+		// @OnlyOnLeader
 		// proxies classes unless spring.aop.proxy-target-class=false.
 		if (creator == null || creator.isProxyTargetClass()) {
 			return true;
@@ -280,14 +285,19 @@ final class OnlyOnLeaderBeans
 		return this.beanFactory.getBean(name, ProxyConfig.class);
 	}
 
-	/** A method as users write it in a message: {@code com.example.Jobs#run(String, int)}. */
+	/**
+	 * A method as users write it in a message: {@code com.example.Jobs#run(String, int)}.
+	 */
 	static String name(Method method) {
 		return method.getDeclaringClass().getName() + "#" + method.getName() + "("
 				+ Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", "))
 				+ ")";
 	}
 
-	/** Spring's own rule for whether a class has interfaces that a proxy can implement instead. */
+	/**
+	 * Spring's own rule for whether a class has interfaces that a proxy can implement
+	 * instead.
+	 */
 	private static final class ProxyTypeEvaluation extends ProxyProcessorSupport {
 
 		boolean proxiesInterfaces(Class<?> type) {

@@ -7,11 +7,11 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * Makes sure the context has an auto-proxy creator that applies the {@code @OnlyOnLeader} advisor,
- * as {@code @EnableTransactionManagement} does for transactions, so that the annotation is never
- * silently ignored, not even with {@code spring.aop.auto=false}. Boot's AOP auto-configuration,
- * when active, upgrades it to the AspectJ-aware one. Classes are proxied unless
- * {@code spring.aop.proxy-target-class=false}, as with Boot's.
+ * Makes sure the context has an auto-proxy creator that applies the {@code @OnlyOnLeader}
+ * advisor, as {@code @EnableTransactionManagement} does for transactions, so that the
+ * annotation is never silently ignored, not even with {@code spring.aop.auto=false}.
+ * Boot's AOP auto-configuration, when active, upgrades it to the AspectJ-aware one.
+ * Classes are proxied unless {@code spring.aop.proxy-target-class=false}, as with Boot's.
  */
 class OnlyOnLeaderProxyRegistrar implements ImportBeanDefinitionRegistrar {
 

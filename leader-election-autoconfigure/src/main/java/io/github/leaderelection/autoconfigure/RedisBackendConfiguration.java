@@ -17,8 +17,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Elects through the application's Redis, with the {@link RedisConnectionFactory} it already has
- * (standalone, Sentinel or Cluster), which must be Lettuce's.
+ * Elects through the application's Redis, with the {@link RedisConnectionFactory} it
+ * already has (standalone, Sentinel or Cluster), which must be Lettuce's.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = { "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory",
@@ -37,7 +37,8 @@ class RedisBackendConfiguration {
 		if (selected == null) {
 			throw new LeaderElectionConfigurationException(
 					"Leader election uses the redis backend but cannot choose among the RedisConnectionFactory beans "
-							+ Arrays.toString(beanFactory.getBeanNamesForType(RedisConnectionFactory.class, true, false))
+							+ Arrays
+								.toString(beanFactory.getBeanNamesForType(RedisConnectionFactory.class, true, false))
 							+ ": none is marked @Primary.",
 					"Mark the RedisConnectionFactory to elect through with @Primary, or set "
 							+ BackendDetection.BACKEND_PROPERTY + " to another backend.");

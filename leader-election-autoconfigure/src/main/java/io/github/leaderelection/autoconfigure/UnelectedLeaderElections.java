@@ -16,16 +16,18 @@ import io.github.leaderelection.Leadership;
 
 /**
  * The elections of an application whose leader election is switched off
- * ({@code leader-election.enabled=false}): this instance leads every group, unelected, in term
- * {@value #TERM}, so that code written for an election (a fence on the term, a look at
- * {@link LeaderElection#isLeader()}) runs unchanged.
+ * ({@code leader-election.enabled=false}): this instance leads every group, unelected, in
+ * term {@value #TERM}, so that code written for an election (a fence on the term, a look
+ * at {@link LeaderElection#isLeader()}) runs unchanged.
  *
- * <p>Term {@value #TERM} is below every elected term (elected terms start at 1): a fence that an
- * elected leader has written refuses this instance's writes, rather than this instance overriding
- * the fence for every later leader. Nothing ever changes, so listeners are never called, and the
- * operations that would move leadership fail.
+ * <p>
+ * Term {@value #TERM} is below every elected term (elected terms start at 1): a fence
+ * that an elected leader has written refuses this instance's writes, rather than this
+ * instance overriding the fence for every later leader. Nothing ever changes, so
+ * listeners are never called, and the operations that would move leadership fail.
  *
- * <p>It is not a {@link LeaderElectionRegistry} bean: what reports on a real election (the
+ * <p>
+ * It is not a {@link LeaderElectionRegistry} bean: what reports on a real election (the
  * endpoint, the health indicator, the metrics, the test support) stays off.
  */
 final class UnelectedLeaderElections {
@@ -33,7 +35,10 @@ final class UnelectedLeaderElections {
 	/** The term of every leadership without an election. */
 	static final long TERM = 0;
 
-	/** The engine's limit on group names, so that a name fails here as it would with an election. */
+	/**
+	 * The engine's limit on group names, so that a name fails here as it would with an
+	 * election.
+	 */
 	private static final int MAX_NAME_LENGTH = 255;
 
 	private final String candidateId;
@@ -52,8 +57,8 @@ final class UnelectedLeaderElections {
 	}
 
 	/**
-	 * The same checks as the engine's ({@code engine.Names}): a group name that would fail startup
-	 * with an election fails it without one too.
+	 * The same checks as the engine's ({@code engine.Names}): a group name that would
+	 * fail startup with an election fails it without one too.
 	 */
 	private static String requireValidGroup(String group) {
 		if (group == null || group.isBlank()) {

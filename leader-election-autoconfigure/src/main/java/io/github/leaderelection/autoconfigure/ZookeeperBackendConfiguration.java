@@ -34,8 +34,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Elects through ZooKeeper: with a Curator client of its own when
- * {@code leader-election.zookeeper.connect-string} is set, otherwise with the application's
- * {@link CuratorFramework}.
+ * {@code leader-election.zookeeper.connect-string} is set, otherwise with the
+ * application's {@link CuratorFramework}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = "org.apache.curator.framework.CuratorFramework")
@@ -53,8 +53,8 @@ class ZookeeperBackendConfiguration {
 	private static final Logger logger = LoggerFactory.getLogger(ZookeeperBackendConfiguration.class);
 
 	/**
-	 * The client built from the connect string. Not a {@link CuratorFramework} bean, so that it
-	 * never competes with the application's own.
+	 * The client built from the connect string. Not a {@link CuratorFramework} bean, so
+	 * that it never competes with the application's own.
 	 */
 	@Bean
 	@ConditionalOnProperty(CONNECT_STRING_PROPERTY)
@@ -64,9 +64,11 @@ class ZookeeperBackendConfiguration {
 		Duration sessionTimeout = Optional.ofNullable(zookeeper.getSessionTimeout()).orElse(leaseDuration);
 		if (sessionTimeout.compareTo(leaseDuration) < 0) {
 			throw new LeaderElectionConfigurationException(SESSION_TIMEOUT_PROPERTY + " (" + print(sessionTimeout)
-					+ ") is shorter than leader-election.lease-duration (" + print(leaseDuration) + "): a leader cut off "
+					+ ") is shorter than leader-election.lease-duration (" + print(leaseDuration)
+					+ "): a leader cut off "
 					+ "from ZooKeeper could still believe it leads when its session expires and another instance takes "
-					+ "over.", "Set " + SESSION_TIMEOUT_PROPERTY + " to at least leader-election.lease-duration, or "
+					+ "over.",
+					"Set " + SESSION_TIMEOUT_PROPERTY + " to at least leader-election.lease-duration, or "
 							+ "remove it to use the lease duration.");
 		}
 		String auth = zookeeper.getAuth();
@@ -86,7 +88,8 @@ class ZookeeperBackendConfiguration {
 			.connectString(zookeeper.getConnectString())
 			.sessionTimeoutMs(Math.toIntExact(sessionTimeout.toMillis()))
 			.connectionTimeoutMs(Math.toIntExact(zookeeper.getConnectionTimeout().toMillis()))
-			// Every store call has its own timeout (the retry period); retries only finish late calls.
+			// Every store call has its own timeout (the retry period); retries only
+			// finish late calls.
 			.retryPolicy(new ExponentialBackoffRetry(100, 3, 1000));
 		if (auth != null) {
 			builder.authorization("digest", auth.getBytes(StandardCharsets.UTF_8));
@@ -111,8 +114,8 @@ class ZookeeperBackendConfiguration {
 							+ Arrays.toString(beanFactory.getBeanNamesForType(CuratorFramework.class, true, false))
 							+ ": none is marked @Primary.",
 					"Mark the CuratorFramework to elect through with @Primary, set " + CONNECT_STRING_PROPERTY
-							+ " to give leader election a client of its own, or set " + BackendDetection.BACKEND_PROPERTY
-							+ " to another backend.");
+							+ " to give leader election a client of its own, or set "
+							+ BackendDetection.BACKEND_PROPERTY + " to another backend.");
 		}
 		ZookeeperLeaseStore store;
 		try {
@@ -120,7 +123,8 @@ class ZookeeperBackendConfiguration {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new LeaderElectionConfigurationException(
-					"Invalid value '" + zookeeper.getBasePath() + "' for " + BASE_PATH_PROPERTY + ": " + ex.getMessage(),
+					"Invalid value '" + zookeeper.getBasePath() + "' for " + BASE_PATH_PROPERTY + ": "
+							+ ex.getMessage(),
 					"Set " + BASE_PATH_PROPERTY + " to an absolute path of letters, digits and '_', '.', '-', such as "
 							+ "/apps/orders/leader-election, or remove it to use /leader-election.",
 					ex);
@@ -131,8 +135,8 @@ class ZookeeperBackendConfiguration {
 	}
 
 	/**
-	 * ZooKeeper knows who takes part in a group (one node per candidate): the endpoint lists them,
-	 * and refuses to force a candidate that is not one of them.
+	 * ZooKeeper knows who takes part in a group (one node per candidate): the endpoint
+	 * lists them, and refuses to force a candidate that is not one of them.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(LeaderElectionParticipants.class)
@@ -141,15 +145,16 @@ class ZookeeperBackendConfiguration {
 	}
 
 	/**
-	 * The servers may grant a shorter session than asked for (at most 20 ticks by default): fail
-	 * now rather than refuse every grant later. Skipped when ZooKeeper cannot be reached yet; the
-	 * store then refuses to grant until the session is long enough.
+	 * The servers may grant a shorter session than asked for (at most 20 ticks by
+	 * default): fail now rather than refuse every grant later. Skipped when ZooKeeper
+	 * cannot be reached yet; the store then refuses to grant until the session is long
+	 * enough.
 	 */
 	private static void checkSessionTimeout(CuratorFramework client, Duration wait, Duration leaseDuration) {
 		int granted;
 		try {
-			if (!client.getZookeeperClient().isConnected()
-					&& (wait.isZero() || !client.blockUntilConnected(Math.toIntExact(wait.toMillis()), TimeUnit.MILLISECONDS))) {
+			if (!client.getZookeeperClient().isConnected() && (wait.isZero()
+					|| !client.blockUntilConnected(Math.toIntExact(wait.toMillis()), TimeUnit.MILLISECONDS))) {
 				logger.warn("Not connected to ZooKeeper yet: leader election starts once it is");
 				return;
 			}
@@ -174,7 +179,8 @@ class ZookeeperBackendConfiguration {
 	}
 
 	private static String print(Duration duration) {
-		return DurationStyle.SIMPLE.print(duration, (duration.toMillisPart() == 0) ? ChronoUnit.SECONDS : ChronoUnit.MILLIS);
+		return DurationStyle.SIMPLE.print(duration,
+				(duration.toMillisPart() == 0) ? ChronoUnit.SECONDS : ChronoUnit.MILLIS);
 	}
 
 	/**

@@ -21,16 +21,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The election loop of one group: acquires, renews and releases the group's lease through the
- * store, and turns what it learns into a belief that ends at a deadline on the monotonic clock.
+ * The election loop of one group: acquires, renews and releases the group's lease through
+ * the store, and turns what it learns into a belief that ends at a deadline on the
+ * monotonic clock.
  *
- * <p>State lives in two places. The belief is one volatile immutable object, read without a lock
- * by {@link #isLeader()}. Everything else is guarded by {@code this} and changed only in short
- * synchronized blocks that never contain a store call, so a hung store cannot block readers, the
- * deadline timer or an administrator.
+ * <p>
+ * State lives in two places. The belief is one volatile immutable object, read without a
+ * lock by {@link #isLeader()}. Everything else is guarded by {@code this} and changed
+ * only in short synchronized blocks that never contain a store call, so a hung store
+ * cannot block readers, the deadline timer or an administrator.
  *
- * <p>Attempts run on the engine's shared store threads, at most one at a time per group: a request
- * arriving while one runs is folded into a single follow-up attempt.
+ * <p>
+ * Attempts run on the engine's shared store threads, at most one at a time per group: a
+ * request arriving while one runs is folded into a single follow-up attempt.
  */
 final class GroupElector implements LeaderElection {
 
@@ -53,7 +56,9 @@ final class GroupElector implements LeaderElection {
 	/** Non-null while this instance believes it leads, until {@link Belief#deadline}. */
 	private volatile @Nullable Belief belief;
 
-	/** The lease this instance holds in the store: believed, or pending until activeFrom. */
+	/**
+	 * The lease this instance holds in the store: believed, or pending until activeFrom.
+	 */
 	private @Nullable Lease held;
 
 	/** Renewals starting before this instant do not grant a pending lease. */
@@ -82,7 +87,10 @@ final class GroupElector implements LeaderElection {
 	/** The highest term this elector acquired itself; 0 before its first acquire. */
 	private long highestOwnTerm;
 
-	/** The last term seen under this candidate id that this elector never acquired, 0 if none. */
+	/**
+	 * The last term seen under this candidate id that this elector never acquired, 0 if
+	 * none.
+	 */
 	private long foreignTerm;
 
 	private long foreignTermSeenNanos;
@@ -96,7 +104,10 @@ final class GroupElector implements LeaderElection {
 
 	private @Nullable AutoCloseable watch;
 
-	/** Whether the next follower attempt picks a new random phase; see {@link #followerDelay()}. */
+	/**
+	 * Whether the next follower attempt picks a new random phase; see
+	 * {@link #followerDelay()}.
+	 */
 	private volatile boolean randomPhase = true;
 
 	private final AtomicBoolean attemptRunning = new AtomicBoolean();
@@ -163,7 +174,8 @@ final class GroupElector implements LeaderElection {
 			}
 			if (this.held != null) {
 				this.releaseRequested = true;
-				// Twice the retry period: followers try within one, so one of them gets the lease first.
+				// Twice the retry period: followers try within one, so one of them gets
+				// the lease first.
 				this.competeAfterNanos = now() + 2 * this.retryPeriodNanos;
 			}
 		}
@@ -195,7 +207,8 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/**
-	 * The store no longer names this instance: stop believing now rather than at the next renewal.
+	 * The store no longer names this instance: stop believing now rather than at the next
+	 * renewal.
 	 */
 	private synchronized void dropLocally() {
 		Belief current = this.belief;
@@ -250,8 +263,8 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/**
-	 * Releases the lease of a stopped elector, if it still holds one, so that a follower takes over
-	 * at its next attempt instead of after the lease runs out.
+	 * Releases the lease of a stopped elector, if it still holds one, so that a follower
+	 * takes over at its next attempt instead of after the lease runs out.
 	 */
 	void releaseAfterStop() {
 		Lease lease;
@@ -295,7 +308,8 @@ final class GroupElector implements LeaderElection {
 					delay = attemptSafely();
 				}
 				finally {
-					// Even an Error thrown through the attempt leaves the next one scheduled.
+					// Even an Error thrown through the attempt leaves the next one
+					// scheduled.
 					scheduleAttempt(delay);
 				}
 			}
@@ -321,7 +335,8 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/**
-	 * Runs one attempt; no exception ever leaves it, so nothing a store does can stop the election.
+	 * Runs one attempt; no exception ever leaves it, so nothing a store does can stop the
+	 * election.
 	 * @return nanoseconds until the next attempt
 	 */
 	private long attemptSafely() {
@@ -363,7 +378,8 @@ final class GroupElector implements LeaderElection {
 		long start = now();
 		Belief before = this.belief;
 		if (before != null && !before.isHeldAt(start)) {
-			// Paused or starved past the deadline: the belief is over whatever the store says.
+			// Paused or starved past the deadline: the belief is over whatever the store
+			// says.
 			expire(before, false);
 			return 0;
 		}
@@ -378,7 +394,8 @@ final class GroupElector implements LeaderElection {
 			Belief current = this.belief;
 			if (before != null) {
 				if (current != before) {
-					// The deadline passed during the call and leadership was revoked: a new grant
+					// The deadline passed during the call and leadership was revoked: a
+					// new grant
 					// needs a new term, so acquire again.
 					this.held = null;
 					return 0;
@@ -418,8 +435,10 @@ final class GroupElector implements LeaderElection {
 		}
 		noteOwnIdElsewhere(now);
 		if (lostBelief != null) {
-			// Another holder, or none, before our deadline: only an administrator does that. A store
-			// that still names us refused for its own reasons (a suspended ZooKeeper session, say).
+			// Another holder, or none, before our deadline: only an administrator does
+			// that. A store
+			// that still names us refused for its own reasons (a suspended ZooKeeper
+			// session, say).
 			boolean forced = now != null && !now.isHeldBy(this.candidateId);
 			RevocationReason reason = forced ? RevocationReason.FORCED_ELSEWHERE : RevocationReason.LEASE_LOST;
 			synchronized (this) {
@@ -467,8 +486,10 @@ final class GroupElector implements LeaderElection {
 					grant(lease, start);
 					return this.retryPeriodNanos;
 				}
-				// Taken over before the previous lease ran out: wait until it surely has, measured
-				// from the end of our request, then grant on a renewal that starts after that.
+				// Taken over before the previous lease ran out: wait until it surely has,
+				// measured
+				// from the end of our request, then grant on a renewal that starts after
+				// that.
 				this.activeFromNanos = end + untilActive;
 				logger.debug("Took the lease of group '{}' (term {}); acting in {} ms once the previous lease is over",
 						this.group, lease.term(), lease.activeIn().toMillis());
@@ -480,17 +501,20 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/**
-	 * Notices another live process that uses this candidate id. Two such processes take the lease
-	 * from each other forever (a candidate may always re-take a lease under its own id), each in a
-	 * new term, and neither gets to act. The sign: after this elector has acquired a term, the store
-	 * shows this id holding a newer term that this elector never acquired. Seen once, that is also
-	 * an administrator forcing this very candidate, so it counts only when it happens again within
-	 * two lease durations. A process restarted under the same id sees its previous incarnation's
-	 * lease before it has acquired anything, so it is never taken for a duplicate.
+	 * Notices another live process that uses this candidate id. Two such processes take
+	 * the lease from each other forever (a candidate may always re-take a lease under its
+	 * own id), each in a new term, and neither gets to act. The sign: after this elector
+	 * has acquired a term, the store shows this id holding a newer term that this elector
+	 * never acquired. Seen once, that is also an administrator forcing this very
+	 * candidate, so it counts only when it happens again within two lease durations. A
+	 * process restarted under the same id sees its previous incarnation's lease before it
+	 * has acquired anything, so it is never taken for a duplicate.
 	 *
-	 * <p>The elector that notices stands aside: it stops acquiring the group while a live lease
-	 * under this id names a term it never acquired, and competes again once that lease is gone (the
-	 * other process stopped or died). The other process keeps leading in its term.
+	 * <p>
+	 * The elector that notices stands aside: it stops acquiring the group while a live
+	 * lease under this id names a term it never acquired, and competes again once that
+	 * lease is gone (the other process stopped or died). The other process keeps leading
+	 * in its term.
 	 */
 	private void noteOwnIdElsewhere(@Nullable Lease lease) {
 		synchronized (this) {
@@ -558,8 +582,8 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/**
-	 * Ends a belief whose deadline passed: a store error if renewals failed or one is still hanging,
-	 * otherwise the lease is lost (the process was paused or starved).
+	 * Ends a belief whose deadline passed: a store error if renewals failed or one is
+	 * still hanging, otherwise the lease is lost (the process was paused or starved).
 	 */
 	private synchronized void expire(Belief expected, boolean storeCallPending) {
 		if (this.belief != expected) {
@@ -576,7 +600,9 @@ final class GroupElector implements LeaderElection {
 		this.deadlineCheck = this.engine.schedule(() -> checkDeadline(current), Math.max(0, delay));
 	}
 
-	/** Delivers the revocation when the deadline passes, even while a store call hangs. */
+	/**
+	 * Delivers the revocation when the deadline passes, even while a store call hangs.
+	 */
 	private void checkDeadline(Belief expected) {
 		synchronized (this) {
 			if (this.belief != expected) {
@@ -605,8 +631,8 @@ final class GroupElector implements LeaderElection {
 			return;
 		}
 		this.observed = leader;
-		this.engine.notifier().publish("leader changed in " + this.group,
-				(listener) -> listener.leaderChanged(this.group, leader));
+		this.engine.notifier()
+			.publish("leader changed in " + this.group, (listener) -> listener.leaderChanged(this.group, leader));
 	}
 
 	private LeaderInfo toLeaderInfo(Lease lease) {
@@ -670,12 +696,13 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/**
-	 * A follower's next attempt: one retry period after the last one, so that a follower asks the
-	 * store once per period and takes a released lease within one period even from a store that
-	 * cannot push. Only the phase is random: the first follower attempt after a start, a revocation
-	 * or a store notification waits a random part of the period, so that the followers of a group,
-	 * and the groups of a node, do not hit the store together. (A delay drawn at random for every
-	 * attempt would either poll more often than once per period or exceed it now and then.)
+	 * A follower's next attempt: one retry period after the last one, so that a follower
+	 * asks the store once per period and takes a released lease within one period even
+	 * from a store that cannot push. Only the phase is random: the first follower attempt
+	 * after a start, a revocation or a store notification waits a random part of the
+	 * period, so that the followers of a group, and the groups of a node, do not hit the
+	 * store together. (A delay drawn at random for every attempt would either poll more
+	 * often than once per period or exceed it now and then.)
 	 */
 	private long followerDelay() {
 		if (this.randomPhase) {
@@ -685,7 +712,10 @@ final class GroupElector implements LeaderElection {
 		return this.retryPeriodNanos;
 	}
 
-	/** A store notification: try at once, then poll again on a phase of this candidate's own. */
+	/**
+	 * A store notification: try at once, then poll again on a phase of this candidate's
+	 * own.
+	 */
 	private void notified() {
 		this.randomPhase = true;
 		requestAttempt();

@@ -33,9 +33,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the elections of all the groups an application joins, through one store, on a fixed set of
- * threads: one timer, a small pool for store calls and one for notifications, however many groups
- * there are. Usable without Spring.
+ * Runs the elections of all the groups an application joins, through one store, on a
+ * fixed set of threads: one timer, a small pool for store calls and one for
+ * notifications, however many groups there are. Usable without Spring.
  *
  * <pre class="code">
  * LeaderElectionEngine engine = LeaderElectionEngine.builder(new JdbcLeaseStore(dataSource)).build();
@@ -89,8 +89,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		this.nanoClock = builder.nanoClock;
 		this.timer = new ScheduledThreadPoolExecutor(1, threads("leader-election-timer"));
 		this.timer.setRemoveOnCancelPolicy(true);
-		this.storeExecutor = new ThreadPoolExecutor(builder.storeThreads, builder.storeThreads, 0, TimeUnit.MILLISECONDS,
-				new LinkedBlockingQueue<>(), threads("leader-election-store"));
+		this.storeExecutor = new ThreadPoolExecutor(builder.storeThreads, builder.storeThreads, 0,
+				TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads("leader-election-store"));
 		this.notifierExecutor = Executors.newSingleThreadExecutor(threads("leader-election-events"));
 		this.notifier = new Notifier(this.notifierExecutor);
 		builder.listeners.forEach(this.notifier::addListener);
@@ -102,8 +102,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	}
 
 	/**
-	 * A candidate id unique to this process: host name, process id and a random suffix, so that
-	 * two processes on one host, or a restarted process, never share one.
+	 * A candidate id unique to this process: host name, process id and a random suffix,
+	 * so that two processes on one host, or a restarted process, never share one.
 	 */
 	public static String defaultCandidateId() {
 		String host;
@@ -159,14 +159,17 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		return List.copyOf(this.electors.values());
 	}
 
-	/** A snapshot of a joined group's election, for health checks and endpoints; no I/O. */
+	/**
+	 * A snapshot of a joined group's election, for health checks and endpoints; no I/O.
+	 */
 	public Optional<ElectionStatus> status(String group) {
 		return Optional.ofNullable(this.electors.get(group)).map(GroupElector::status);
 	}
 
 	/**
-	 * Whether a joined group's election cannot work from here: it has not reached the store for
-	 * longer than the renew deadline. A follower that reaches the store is healthy.
+	 * Whether a joined group's election cannot work from here: it has not reached the
+	 * store for longer than the renew deadline. A follower that reaches the store is
+	 * healthy.
 	 */
 	public boolean isStoreUnreachable(String group) {
 		GroupElector elector = this.electors.get(group);
@@ -189,9 +192,11 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 				return;
 			}
 			this.running = true;
-			logger.info("Starting leader election as candidate '{}' through the {} store ({} group(s); lease {}, "
-					+ "renew deadline {}, retry period {})", this.candidateId, this.store.backend(), this.electors.size(),
-					this.timing.leaseDuration(), this.timing.renewDeadline(), this.timing.retryPeriod());
+			logger.info(
+					"Starting leader election as candidate '{}' through the {} store ({} group(s); lease {}, "
+							+ "renew deadline {}, retry period {})",
+					this.candidateId, this.store.backend(), this.electors.size(), this.timing.leaseDuration(),
+					this.timing.renewDeadline(), this.timing.retryPeriod());
 			this.electors.values().forEach(GroupElector::start);
 		}
 	}
@@ -204,11 +209,12 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	}
 
 	/**
-	 * Stops every election in order: first nobody here believes it leads and the revocations are
-	 * delivered to the listeners (which may wait for leader-only work to finish), then the leases
-	 * are released (when release on shutdown is on), so that a follower never takes over while
-	 * leader-only work still runs here. Waits at most the shutdown timeout for the listeners, and
-	 * at most as long again for the releases, so that a store that hangs cannot hang the shutdown.
+	 * Stops every election in order: first nobody here believes it leads and the
+	 * revocations are delivered to the listeners (which may wait for leader-only work to
+	 * finish), then the leases are released (when release on shutdown is on), so that a
+	 * follower never takes over while leader-only work still runs here. Waits at most the
+	 * shutdown timeout for the listeners, and at most as long again for the releases, so
+	 * that a store that hangs cannot hang the shutdown.
 	 */
 	@Override
 	public void close() {
@@ -235,7 +241,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	}
 
 	private void releaseAll(List<GroupElector> electors) {
-		// A thread of its own: the store threads may be stuck in calls to a store that hangs.
+		// A thread of its own: the store threads may be stuck in calls to a store that
+		// hangs.
 		Thread releaser = new Thread(() -> electors.forEach(GroupElector::releaseAfterStop), "leader-election-release");
 		releaser.setDaemon(true);
 		releaser.start();
@@ -246,8 +253,10 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 			Thread.currentThread().interrupt();
 		}
 		if (releaser.isAlive()) {
-			logger.warn("Leader election could not release its leases within {}: the {} store does not answer. "
-					+ "Other candidates take over when the leases expire", this.shutdownTimeout, this.store.backend());
+			logger.warn(
+					"Leader election could not release its leases within {}: the {} store does not answer. "
+							+ "Other candidates take over when the leases expire",
+					this.shutdownTimeout, this.store.backend());
 			releaser.interrupt();
 		}
 	}
@@ -315,7 +324,10 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 			this.store = Objects.requireNonNull(store, "store");
 		}
 
-		/** This instance's candidate id; must be unique per process. Defaults to {@link #defaultCandidateId()}. */
+		/**
+		 * This instance's candidate id; must be unique per process. Defaults to
+		 * {@link #defaultCandidateId()}.
+		 */
 		public Builder candidateId(String candidateId) {
 			this.candidateId = candidateId;
 			return this;
@@ -327,8 +339,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		}
 
 		/**
-		 * Threads that make store calls, shared by all groups (default 2). More help only when the
-		 * store is slow and there are many groups.
+		 * Threads that make store calls, shared by all groups (default 2). More help only
+		 * when the store is slow and there are many groups.
 		 */
 		public Builder storeThreads(int storeThreads) {
 			if (storeThreads < 1) {
@@ -338,16 +350,22 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 			return this;
 		}
 
-		/** Whether {@link LeaderElectionEngine#close()} releases held leases (default true). */
+		/**
+		 * Whether {@link LeaderElectionEngine#close()} releases held leases (default
+		 * true).
+		 */
 		public Builder releaseOnShutdown(boolean releaseOnShutdown) {
 			this.releaseOnShutdown = releaseOnShutdown;
 			return this;
 		}
 
-		/** How long closing waits for listeners (and the leader-only work they wait for). */
+		/**
+		 * How long closing waits for listeners (and the leader-only work they wait for).
+		 */
 		public Builder shutdownTimeout(Duration shutdownTimeout) {
 			Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
-			// Zero would mean "wait forever" to Thread.join, and a negative value throws there, in
+			// Zero would mean "wait forever" to Thread.join, and a negative value throws
+			// there, in
 			// the middle of close(): neither may reach the shutdown path.
 			if (shutdownTimeout.isNegative() || shutdownTimeout.isZero()) {
 				throw new IllegalArgumentException("shutdown-timeout must be positive but is " + shutdownTimeout);

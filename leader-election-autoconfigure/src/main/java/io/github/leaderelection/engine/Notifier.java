@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers leadership changes to listeners on one thread of its own, in order, so that a slow or
- * throwing listener never delays a renewal.
+ * Delivers leadership changes to listeners on one thread of its own, in order, so that a
+ * slow or throwing listener never delays a renewal.
  */
 final class Notifier {
 

@@ -7,8 +7,8 @@ import io.github.leaderelection.LeaderInfo;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Published when the leader this instance observes for a group changed: another instance took
- * over, this instance did, or the group has no known leader any more.
+ * Published when the leader this instance observes for a group changed: another instance
+ * took over, this instance did, or the group has no known leader any more.
  */
 public class LeaderChangedEvent extends LeaderElectionEvent {
 
@@ -23,7 +23,10 @@ public class LeaderChangedEvent extends LeaderElectionEvent {
 		this.leader = leader;
 	}
 
-	/** The new leader with its candidate id and term; empty when the group has no known leader. */
+	/**
+	 * The new leader with its candidate id and term; empty when the group has no known
+	 * leader.
+	 */
 	public Optional<LeaderInfo> leader() {
 		return Optional.ofNullable(this.leader);
 	}

@@ -17,7 +17,9 @@ public class LeaderGrantedEvent extends LeaderElectionEvent {
 		this.leadership = Objects.requireNonNull(leadership, "leadership");
 	}
 
-	/** The leadership granted; ask {@link Leadership#isValid()} before acting on it later. */
+	/**
+	 * The leadership granted; ask {@link Leadership#isValid()} before acting on it later.
+	 */
 	public Leadership leadership() {
 		return this.leadership;
 	}

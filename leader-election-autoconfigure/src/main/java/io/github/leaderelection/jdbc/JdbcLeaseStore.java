@@ -24,13 +24,14 @@ import static io.github.leaderelection.jdbc.SqlRunner.transaction;
 import static io.github.leaderelection.jdbc.SqlRunner.update;
 
 /**
- * A lease store on one table of a MySQL, MariaDB, PostgreSQL or H2 database, whose clock judges
- * every lease.
+ * A lease store on one table of a MySQL, MariaDB, PostgreSQL or H2 database, whose clock
+ * judges every lease.
  *
- * <p>On PostgreSQL a release, a forced leader or a cleared holder is announced with
- * {@code pg_notify} on a channel named after the table ({@code leader_election_changed} for
- * the default table), and {@link #watch} listens on it, so that followers take over at once
- * rather than at their next retry. Close the store to stop listening.
+ * <p>
+ * On PostgreSQL a release, a forced leader or a cleared holder is announced with
+ * {@code pg_notify} on a channel named after the table ({@code leader_election_changed}
+ * for the default table), and {@link #watch} listens on it, so that followers take over
+ * at once rather than at their next retry. Close the store to stop listening.
  */
 public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 
@@ -60,7 +61,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 
 	/**
 	 * Creates a store on the given table that listens for changes on PostgreSQL.
-	 * @param tableName a plain or schema-qualified name of letters, digits and underscores
+	 * @param tableName a plain or schema-qualified name of letters, digits and
+	 * underscores
 	 * @throws IllegalArgumentException if the name is not one
 	 */
 	public JdbcLeaseStore(DataSource dataSource, String tableName) {
@@ -69,9 +71,11 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 
 	/**
 	 * Creates a store on the given table.
-	 * @param tableName a plain or schema-qualified name of letters, digits and underscores
-	 * @param notifications whether {@link #watch} listens for changes on PostgreSQL, holding one
-	 * connection of the data source while any watch is open (changes are announced either way)
+	 * @param tableName a plain or schema-qualified name of letters, digits and
+	 * underscores
+	 * @param notifications whether {@link #watch} listens for changes on PostgreSQL,
+	 * holding one connection of the data source while any watch is open (changes are
+	 * announced either way)
 	 * @throws IllegalArgumentException if the name is not one
 	 */
 	public JdbcLeaseStore(DataSource dataSource, String tableName, boolean notifications) {
@@ -81,22 +85,28 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 		this.notifications = notifications ? new PostgresNotifications(this.runner, this.channel) : null;
 	}
 
-	/** The PostgreSQL channel on which this store announces changes and listens for them. */
+	/**
+	 * The PostgreSQL channel on which this store announces changes and listens for them.
+	 */
 	String channel() {
 		return this.channel;
 	}
 
 	/**
 	 * Checks that the store supports a database.
-	 * @param productName the name that {@link java.sql.DatabaseMetaData#getDatabaseProductName()}
-	 * reports
-	 * @throws IllegalStateException naming the database and the supported ones if it is not one
+	 * @param productName the name that
+	 * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} reports
+	 * @throws IllegalStateException naming the database and the supported ones if it is
+	 * not one
 	 */
 	public static void requireSupportedDatabase(String productName) {
 		SqlDialect.forProductName(Objects.requireNonNull(productName, "productName"));
 	}
 
-	/** Returns the statement that creates this store's table, the same for every supported database. */
+	/**
+	 * Returns the statement that creates this store's table, the same for every supported
+	 * database.
+	 */
 	public String ddl() {
 		return LeaseSql.ddl(this.tableName);
 	}
@@ -116,8 +126,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 
 	/**
 	 * Checks that this store's table exists with the expected columns.
-	 * @throws IllegalStateException with the statement to run if it does not, or if the database is
-	 * not supported
+	 * @throws IllegalStateException with the statement to run if it does not, or if the
+	 * database is not supported
 	 */
 	public void verifyTable() {
 		try {
@@ -132,12 +142,13 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	/**
-	 * Makes the first operation that reaches the database create this store's table unless it
-	 * exists ({@code create}), or check that it exists, before it does its work: for an
-	 * application that starts while its database is down. Until that has succeeded, every
-	 * operation fails, with the reason the database gave or with the statement that creates the
-	 * missing table. Call it before the store is used.
-	 * @param create whether to create the table if it is missing, rather than only check it
+	 * Makes the first operation that reaches the database create this store's table
+	 * unless it exists ({@code create}), or check that it exists, before it does its
+	 * work: for an application that starts while its database is down. Until that has
+	 * succeeded, every operation fails, with the reason the database gave or with the
+	 * statement that creates the missing table. Call it before the store is used.
+	 * @param create whether to create the table if it is missing, rather than only check
+	 * it
 	 */
 	public void prepareTableOnFirstUse(boolean create) {
 		this.pendingTableSetup = create ? TableSetup.CREATE : TableSetup.VERIFY;
@@ -149,7 +160,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 			statement.execute(ddl());
 		}
 		catch (SQLException ex) {
-			// Nodes starting together race on the catalog (PostgreSQL then reports a unique violation
+			// Nodes starting together race on the catalog (PostgreSQL then reports a
+			// unique violation
 			// to all but one): what counts is that the table is there now.
 			try {
 				verifyTable(connection);
@@ -167,7 +179,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 			rows.next();
 		}
 		catch (SQLException ex) {
-			// Class 42 is "syntax error or access rule violation": here, an unknown table or column.
+			// Class 42 is "syntax error or access rule violation": here, an unknown table
+			// or column.
 			if (ex.getSQLState() != null && ex.getSQLState().startsWith("42")) {
 				throw new IllegalStateException("The leader election table " + this.tableName + " is missing or lacks "
 						+ "columns (" + ex.getMessage() + "); create it with:\n" + ddl() + ";", ex);
@@ -216,10 +229,14 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 					lease.term()) > 0) {
 				return true;
 			}
-			// Under "affected rows" semantics (MySQL's useAffectedRows=true) a renewal that sets the
-			// very end the lease already has counts 0. Whether the statement matched is then read
-			// back: once the row has left this holder and term it never returns to them (every
-			// take-over raises the term), so finding them still there means they were there for the
+			// Under "affected rows" semantics (MySQL's useAffectedRows=true) a renewal
+			// that sets the
+			// very end the lease already has counts 0. Whether the statement matched is
+			// then read
+			// back: once the row has left this holder and term it never returns to them
+			// (every
+			// take-over raises the term), so finding them still there means they were
+			// there for the
 			// UPDATE, which then set the new end.
 			return read(connection, sql, lease.group(), timeout)
 				.filter((current) -> lease.holder().equals(current.holder()) && current.term() == lease.term())
@@ -232,9 +249,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 		if (lease.holder() == null) {
 			return;
 		}
-		execute("release the lease of", lease.group(), timeout,
-				(connection, sql) -> announced(connection, sql, lease.group(), timeout, sql.release(), lease.group(),
-						lease.holder(), lease.term()));
+		execute("release the lease of", lease.group(), timeout, (connection, sql) -> announced(connection, sql,
+				lease.group(), timeout, sql.release(), lease.group(), lease.holder(), lease.term()));
 	}
 
 	@Override
@@ -245,7 +261,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 				return null;
 			}
 			try {
-				// Term 0 with a lease already over: the named candidate takes term 1 at once.
+				// Term 0 with a lease already over: the named candidate takes term 1 at
+				// once.
 				announced(connection, sql, group, timeout, sql.insert(), group, candidateId, 0L, 0L);
 			}
 			catch (SQLException ex) {
@@ -266,11 +283,11 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	/**
-	 * On PostgreSQL, unless notifications are off, calls {@code onChange} when any store on this
-	 * table announces a change to the group. The first watch starts a thread that holds one
-	 * connection of the data source until the last watch or the store is closed, and connects
-	 * again after errors. Elsewhere, and when the connections are not pgjdbc's, this does nothing
-	 * and the engine polls.
+	 * On PostgreSQL, unless notifications are off, calls {@code onChange} when any store
+	 * on this table announces a change to the group. The first watch starts a thread that
+	 * holds one connection of the data source until the last watch or the store is
+	 * closed, and connects again after errors. Elsewhere, and when the connections are
+	 * not pgjdbc's, this does nothing and the engine polls.
 	 */
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {
@@ -298,10 +315,10 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	/**
-	 * Runs a write that may free the lease or change its holder. Where the database can push, the
-	 * group's watchers are notified in the same transaction, so they hear of it once it is
-	 * committed and only if it changed a row. A take-over is not announced: the others learn that
-	 * the lease is held when they next try, which is soon enough.
+	 * Runs a write that may free the lease or change its holder. Where the database can
+	 * push, the group's watchers are notified in the same transaction, so they hear of it
+	 * once it is committed and only if it changed a row. A take-over is not announced:
+	 * the others learn that the lease is held when they next try, which is soon enough.
 	 */
 	private int announced(Connection connection, LeaseSql sql, String group, Duration timeout, String statement,
 			Object... parameters) throws SQLException {
@@ -321,9 +338,9 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	/**
-	 * Takes the existing row in one transaction and reads it back under the row lock, so that the
-	 * lease returned is exactly the one written. The count is reliable under both "found rows" and
-	 * "affected rows" semantics because the term always changes.
+	 * Takes the existing row in one transaction and reads it back under the row lock, so
+	 * that the lease returned is exactly the one written. The count is reliable under
+	 * both "found rows" and "affected rows" semantics because the term always changes.
 	 */
 	private Optional<Lease> takeOver(Connection connection, LeaseSql sql, String group, String candidateId, long millis,
 			Duration timeout) throws SQLException {
@@ -367,7 +384,8 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 		}
 		try {
 			LeaseSql sql = sql(connection);
-			// Concurrent first operations may both do this: creating and checking are idempotent.
+			// Concurrent first operations may both do this: creating and checking are
+			// idempotent.
 			if (setup == TableSetup.CREATE) {
 				createTableIfMissing(connection);
 			}
@@ -378,8 +396,10 @@ public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
 			return sql;
 		}
 		catch (SQLException | RuntimeException ex) {
-			// The engine warns of the first failure in a row only, which was likely the database
-			// being down: that it now answers but the table is not there deserves a warning too.
+			// The engine warns of the first failure in a row only, which was likely the
+			// database
+			// being down: that it now answers but the table is not there deserves a
+			// warning too.
 			if (!this.tableSetupFailureLogged) {
 				this.tableSetupFailureLogged = true;
 				if (setup == TableSetup.CREATE) {

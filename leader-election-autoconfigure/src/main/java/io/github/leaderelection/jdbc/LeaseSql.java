@@ -5,9 +5,10 @@ import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The statements of a {@link JdbcLeaseStore}, rendered once for its dialect and table from
- * templates that differ between databases only in the clock expression, and the dialect's
- * {@linkplain SqlDialect#announce() notify query}, {@code null} where the database cannot push.
+ * The statements of a {@link JdbcLeaseStore}, rendered once for its dialect and table
+ * from templates that differ between databases only in the clock expression, and the
+ * dialect's {@linkplain SqlDialect#announce() notify query}, {@code null} where the
+ * database cannot push.
  */
 record LeaseSql(String read, String acquire, String insert, String renew, String release, String force, String clear,
 		String verify, @Nullable String announce) {
@@ -24,8 +25,10 @@ record LeaseSql(String read, String acquire, String insert, String renew, String
 	private static final String READ = "SELECT holder_id, term, lease_until_ms - {now}, active_from_ms - {now} "
 			+ "FROM {table} WHERE group_name = ?";
 
-	// active_from_ms is assigned first and no assignment reads a column assigned before it: MySQL and
-	// MariaDB assign left to right with the new values, PostgreSQL and H2 from the old row.
+	// active_from_ms is assigned first and no assignment reads a column assigned before
+	// it: MySQL and
+	// MariaDB assign left to right with the new values, PostgreSQL and H2 from the old
+	// row.
 	private static final String ACQUIRE = "UPDATE {table} SET active_from_ms = GREATEST(lease_until_ms, {now}), "
 			+ "holder_id = ?, term = term + 1, lease_until_ms = {now} + ? "
 			+ "WHERE group_name = ? AND (holder_id IS NULL OR holder_id = ? OR lease_until_ms <= {now})";
@@ -36,13 +39,15 @@ record LeaseSql(String read, String acquire, String insert, String renew, String
 	private static final String RENEW = "UPDATE {table} SET lease_until_ms = {now} + ? "
 			+ "WHERE group_name = ? AND holder_id = ? AND term = ?";
 
-	// Never before active_from_ms: a holder that releases while still waiting out an earlier
+	// Never before active_from_ms: a holder that releases while still waiting out an
+	// earlier
 	// holder must pass that wait on to the next one.
 	private static final String RELEASE = "UPDATE {table} SET holder_id = NULL, "
 			+ "lease_until_ms = GREATEST(LEAST(lease_until_ms, {now}), active_from_ms) "
 			+ "WHERE group_name = ? AND holder_id = ? AND term = ?";
 
-	// A new term, so that every term names one holder; the current holder itself is left alone.
+	// A new term, so that every term names one holder; the current holder itself is left
+	// alone.
 	private static final String FORCE = "UPDATE {table} SET holder_id = ?, term = term + 1, "
 			+ "lease_until_ms = GREATEST(lease_until_ms, {now}) "
 			+ "WHERE group_name = ? AND (holder_id IS NULL OR holder_id <> ?)";

@@ -19,13 +19,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The watches of a {@link JdbcLeaseStore} on PostgreSQL: one thread that listens on the store's
- * channel on one connection, from the first watch until the last one or the store is closed, and
- * connects again after any error. The election never depends on it: a notification only makes
- * the engine try before its next poll.
+ * The watches of a {@link JdbcLeaseStore} on PostgreSQL: one thread that listens on the
+ * store's channel on one connection, from the first watch until the last one or the store
+ * is closed, and connects again after any error. The election never depends on it: a
+ * notification only makes the engine try before its next poll.
  *
- * <p>pgjdbc is optional: only the methods of this class name its types, and they run only after
- * {@link #DRIVER_PRESENT} said it is there.
+ * <p>
+ * pgjdbc is optional: only the methods of this class name its types, and they run only
+ * after {@link #DRIVER_PRESENT} said it is there.
  */
 final class PostgresNotifications implements AutoCloseable {
 
@@ -33,10 +34,16 @@ final class PostgresNotifications implements AutoCloseable {
 
 	private static final boolean DRIVER_PRESENT = isPresent("org.postgresql.PGConnection");
 
-	/** How long one wait for notifications lasts, and so how soon the thread notices a stop. */
+	/**
+	 * How long one wait for notifications lasts, and so how soon the thread notices a
+	 * stop.
+	 */
 	private static final int WAIT_MILLIS = 500;
 
-	/** A dead peer may never say so: after this long without news the connection must prove alive. */
+	/**
+	 * A dead peer may never say so: after this long without news the connection must
+	 * prove alive.
+	 */
 	private static final long PROBE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(10);
 
 	/** Bounds every socket read other than the waits, such as that proof. */
@@ -54,20 +61,32 @@ final class PostgresNotifications implements AutoCloseable {
 
 	private final String channel;
 
-	/** LISTEN takes an identifier; the channel is made of a validated table name, so quoting suffices. */
+	/**
+	 * LISTEN takes an identifier; the channel is made of a validated table name, so
+	 * quoting suffices.
+	 */
 	private final String listen;
 
 	private final Map<String, List<Watch>> watches = new ConcurrentHashMap<>();
 
 	private final Object monitor = new Object();
 
-	/** The thread that is to listen now; any other listener thread ends. Guarded by the monitor. */
+	/**
+	 * The thread that is to listen now; any other listener thread ends. Guarded by the
+	 * monitor.
+	 */
 	private @Nullable Thread listener;
 
-	/** The listener threads that have not ended yet, the current one included. Guarded by the monitor. */
+	/**
+	 * The listener threads that have not ended yet, the current one included. Guarded by
+	 * the monitor.
+	 */
 	private final Set<Thread> running = new HashSet<>();
 
-	/** Whether the store is closed or its connections cannot listen. Guarded by the monitor. */
+	/**
+	 * Whether the store is closed or its connections cannot listen. Guarded by the
+	 * monitor.
+	 */
 	private boolean closed;
 
 	PostgresNotifications(SqlRunner runner, String channel) {
@@ -76,7 +95,10 @@ final class PostgresNotifications implements AutoCloseable {
 		this.listen = "LISTEN \"" + channel + "\"";
 	}
 
-	/** Calls {@code onChange}, which must not block, whenever a change to the group is announced. */
+	/**
+	 * Calls {@code onChange}, which must not block, whenever a change to the group is
+	 * announced.
+	 */
 	AutoCloseable watch(String group, Runnable onChange) {
 		Watch watch = new Watch(group, onChange);
 		synchronized (this.monitor) {
@@ -96,8 +118,9 @@ final class PostgresNotifications implements AutoCloseable {
 	}
 
 	/**
-	 * Stops listening for good and waits a little for the connections to go back to the pool,
-	 * which is about to close too. Threads stopped by the last watch may still be ending.
+	 * Stops listening for good and waits a little for the connections to go back to the
+	 * pool, which is about to close too. Threads stopped by the last watch may still be
+	 * ending.
 	 */
 	@Override
 	public void close() {
@@ -165,7 +188,9 @@ final class PostgresNotifications implements AutoCloseable {
 
 		private boolean failing;
 
-		/** Whether this thread ever had a connection, and so knows the database is there. */
+		/**
+		 * Whether this thread ever had a connection, and so knows the database is there.
+		 */
 		private boolean connected;
 
 		private Duration backoff = FIRST_BACKOFF;
@@ -196,7 +221,8 @@ final class PostgresNotifications implements AutoCloseable {
 
 		/**
 		 * Listens on the connection until this thread is to stop.
-		 * @return {@code false} if the connection cannot listen, so that trying again is useless
+		 * @return {@code false} if the connection cannot listen, so that trying again is
+		 * useless
 		 */
 		private boolean listen(Connection connection) throws SQLException {
 			this.connected = true;
@@ -216,7 +242,8 @@ final class PostgresNotifications implements AutoCloseable {
 							quietSince = System.nanoTime();
 						}
 						else if (System.nanoTime() - quietSince > PROBE_AFTER_NANOS) {
-							// A no-op for the server, but a round trip that a dead connection fails.
+							// A no-op for the server, but a round trip that a dead
+							// connection fails.
 							statement.execute(PostgresNotifications.this.listen);
 							quietSince = System.nanoTime();
 						}
@@ -251,7 +278,8 @@ final class PostgresNotifications implements AutoCloseable {
 			}
 			this.failing = false;
 			this.backoff = FIRST_BACKOFF;
-			// Changes made while nobody listened (before the first LISTEN, or during an outage) were
+			// Changes made while nobody listened (before the first LISTEN, or during an
+			// outage) were
 			// announced to nobody: every watcher looks once.
 			PostgresNotifications.this.watches.keySet().forEach(PostgresNotifications.this::notifyWatchers);
 		}
@@ -277,7 +305,8 @@ final class PostgresNotifications implements AutoCloseable {
 
 		private void failed(Exception ex) {
 			if (!this.connected) {
-				// A database that has not answered since startup, which may not even be PostgreSQL:
+				// A database that has not answered since startup, which may not even be
+				// PostgreSQL:
 				// the election itself says that it cannot reach the store.
 				logger.debug("Could not connect to listen on channel '{}' yet", PostgresNotifications.this.channel, ex);
 			}
@@ -306,7 +335,8 @@ final class PostgresNotifications implements AutoCloseable {
 						TimeUnit.NANOSECONDS.timedWait(PostgresNotifications.this.monitor, remaining);
 					}
 					catch (InterruptedException ex) {
-						// Nobody here interrupts this thread: whoever did wants it to end.
+						// Nobody here interrupts this thread: whoever did wants it to
+						// end.
 						Thread.currentThread().interrupt();
 						stopListener();
 						return;

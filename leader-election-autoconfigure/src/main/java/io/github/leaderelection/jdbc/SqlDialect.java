@@ -7,31 +7,31 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The databases the JDBC lease store supports, each with its expression for the database clock
- * and, where the database can push, its query that notifies listeners.
+ * The databases the JDBC lease store supports, each with its expression for the database
+ * clock and, where the database can push, its query that notifies listeners.
  */
 enum SqlDialect {
 
 	/**
-	 * MySQL and MariaDB. {@code UTC_TIMESTAMP} is fixed at statement start and does not depend on
-	 * the session time zone, unlike {@code UNIX_TIMESTAMP(NOW())}, which converts through it and is
-	 * ambiguous in the hour a daylight saving time ends.
+	 * MySQL and MariaDB. {@code UTC_TIMESTAMP} is fixed at statement start and does not
+	 * depend on the session time zone, unlike {@code UNIX_TIMESTAMP(NOW())}, which
+	 * converts through it and is ambiguous in the hour a daylight saving time ends.
 	 */
-	MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", null, "MySQL",
-			"MariaDB"),
+	MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", null, "MySQL", "MariaDB"),
 
 	/**
-	 * PostgreSQL. {@code statement_timestamp()} rather than {@code now()}, which stays at the start
-	 * of the transaction. A notification sent inside a transaction is delivered on commit only.
+	 * PostgreSQL. {@code statement_timestamp()} rather than {@code now()}, which stays at
+	 * the start of the transaction. A notification sent inside a transaction is delivered
+	 * on commit only.
 	 */
 	POSTGRESQL("CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)", "SELECT pg_notify(?, ?)",
 			"PostgreSQL"),
 
 	/**
 	 * H2 in any compatibility mode. {@code EXTRACT(EPOCH ...)} honours the offset of
-	 * {@code CURRENT_TIMESTAMP}; {@code DATEDIFF} from an epoch literal does not outside UTC. Some
-	 * modes fix {@code CURRENT_TIMESTAMP} for a whole transaction, which only makes a take-over and
-	 * its read-back agree.
+	 * {@code CURRENT_TIMESTAMP}; {@code DATEDIFF} from an epoch literal does not outside
+	 * UTC. Some modes fix {@code CURRENT_TIMESTAMP} for a whole transaction, which only
+	 * makes a take-over and its read-back agree.
 	 */
 	H2("CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", null, "H2");
 
@@ -48,16 +48,17 @@ enum SqlDialect {
 	}
 
 	/**
-	 * Returns an expression for the database clock in epoch milliseconds, constant within one
-	 * statement and independent of the session time zone.
+	 * Returns an expression for the database clock in epoch milliseconds, constant within
+	 * one statement and independent of the session time zone.
 	 */
 	String nowMillis() {
 		return this.nowMillis;
 	}
 
 	/**
-	 * Returns a query that notifies the listeners of a channel (first parameter) of a change to a
-	 * group (second parameter), or {@code null} for a database that cannot push.
+	 * Returns a query that notifies the listeners of a channel (first parameter) of a
+	 * change to a group (second parameter), or {@code null} for a database that cannot
+	 * push.
 	 */
 	@Nullable String announce() {
 		return this.announce;

@@ -13,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs statements on connections borrowed from a data source, bounded by a timeout and leaving no
- * session state behind, so that any connection pool can serve them.
+ * Runs statements on connections borrowed from a data source, bounded by a timeout and
+ * leaving no session state behind, so that any connection pool can serve them.
  */
 final class SqlRunner {
 
@@ -27,9 +27,11 @@ final class SqlRunner {
 	}
 
 	/**
-	 * Runs the work on a borrowed connection in auto-commit mode (a pool may hand out connections
-	 * without it, and would then roll our writes back), restoring what it changed.
-	 * @param timeout the bound for every socket read, or {@code null} for the connection's own
+	 * Runs the work on a borrowed connection in auto-commit mode (a pool may hand out
+	 * connections without it, and would then roll our writes back), restoring what it
+	 * changed.
+	 * @param timeout the bound for every socket read, or {@code null} for the
+	 * connection's own
 	 */
 	<T> T run(@Nullable Duration timeout, Work<T> work) throws SQLException {
 		try (Connection connection = this.dataSource.getConnection()) {
@@ -47,7 +49,10 @@ final class SqlRunner {
 		}
 	}
 
-	/** Runs the call in one transaction on a connection in auto-commit mode, and returns to it. */
+	/**
+	 * Runs the call in one transaction on a connection in auto-commit mode, and returns
+	 * to it.
+	 */
 	static <T> T transaction(Connection connection, Call<T> call) throws SQLException {
 		connection.setAutoCommit(false);
 		T result;
@@ -93,9 +98,9 @@ final class SqlRunner {
 	}
 
 	/**
-	 * Bounds every socket read by the timeout, for a database that stopped answering (a query
-	 * timeout needs a live server to cancel). Returns the previous value, or {@code null} when the
-	 * driver has no such setting.
+	 * Bounds every socket read by the timeout, for a database that stopped answering (a
+	 * query timeout needs a live server to cancel). Returns the previous value, or
+	 * {@code null} when the driver has no such setting.
 	 */
 	private static @Nullable Integer setNetworkTimeout(Connection connection, Duration timeout) throws SQLException {
 		try {
@@ -119,7 +124,8 @@ final class SqlRunner {
 			}
 		}
 		catch (SQLException ex) {
-			// Only a broken connection refuses this, and the pool discards it. The caller must hear the
+			// Only a broken connection refuses this, and the pool discards it. The caller
+			// must hear the
 			// outcome of its work: work that took effect must not be reported as failed.
 			logger.debug("Could not restore the settings of a borrowed connection", ex);
 		}

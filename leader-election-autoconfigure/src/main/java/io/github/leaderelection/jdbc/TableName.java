@@ -6,8 +6,8 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The check that makes a configured table name safe to put into SQL text, and the names derived
- * from a checked one.
+ * The check that makes a configured table name safe to put into SQL text, and the names
+ * derived from a checked one.
  */
 final class TableName {
 
@@ -16,7 +16,10 @@ final class TableName {
 
 	private static final Pattern PART = Pattern.compile(PATTERN);
 
-	/** PostgreSQL truncates identifiers to 63 bytes, and pg_notify refuses longer channel names. */
+	/**
+	 * PostgreSQL truncates identifiers to 63 bytes, and pg_notify refuses longer channel
+	 * names.
+	 */
 	private static final int MAX_CHANNEL_LENGTH = 63;
 
 	private TableName() {
@@ -38,11 +41,12 @@ final class TableName {
 	}
 
 	/**
-	 * Returns the PostgreSQL notification channel of a valid table name: the name in lower case (as
-	 * PostgreSQL folds unquoted identifiers, every spelling of one table must share a channel) with
-	 * {@code _changed} appended, such as {@code app.elections_changed}. A name too long for a
-	 * channel is cut and ends with a hash of the whole name instead. The result consists only of
-	 * letters, digits, underscores and at most one dot.
+	 * Returns the PostgreSQL notification channel of a valid table name: the name in
+	 * lower case (as PostgreSQL folds unquoted identifiers, every spelling of one table
+	 * must share a channel) with {@code _changed} appended, such as
+	 * {@code app.elections_changed}. A name too long for a channel is cut and ends with a
+	 * hash of the whole name instead. The result consists only of letters, digits,
+	 * underscores and at most one dot.
 	 */
 	static String channel(String validName) {
 		String name = validName.toLowerCase(Locale.ROOT);

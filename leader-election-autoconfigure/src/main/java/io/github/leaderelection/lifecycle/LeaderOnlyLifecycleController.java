@@ -35,20 +35,23 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.core.Ordered;
 
 /**
- * Starts the {@link Lifecycle} beans bound to a group (by {@link LeaderOnlyLifecycle} or by name)
- * when this instance becomes its leader, and stops them when it stops leading, in the manner of
- * Spring Integration's role controller but driven by the election.
+ * Starts the {@link Lifecycle} beans bound to a group (by {@link LeaderOnlyLifecycle} or
+ * by name) when this instance becomes its leader, and stops them when it stops leading,
+ * in the manner of Spring Integration's role controller but driven by the election.
  *
- * <p>As a bean post-processor it keeps the context from starting them at refresh: a
+ * <p>
+ * As a bean post-processor it keeps the context from starting them at refresh: a
  * {@link SmartLifecycle} bean whose {@code isAutoStartup()} is true gets
- * {@code setAutoStartup(false)} when it has that property (as the listener containers of Spring JMS,
- * AMQP and Kafka do), and is otherwise wrapped in a proxy that answers {@code false}. A plain
- * {@code Lifecycle} is never started at refresh anyway. An explicit {@code context.start()} still
- * starts every lifecycle bean, these included.
+ * {@code setAutoStartup(false)} when it has that property (as the listener containers of
+ * Spring JMS, AMQP and Kafka do), and is otherwise wrapped in a proxy that answers
+ * {@code false}. A plain {@code Lifecycle} is never started at refresh anyway. An
+ * explicit {@code context.start()} still starts every lifecycle bean, these included.
  *
- * <p>As a {@link LeaderElectionListener} (it must be added to the registry) it is called on the
- * election's notification thread: a revocation stops the group's beans, waiting for each at most
- * the stop timeout, before later listeners run and, on shutdown, before the lease is released.
+ * <p>
+ * As a {@link LeaderElectionListener} (it must be added to the registry) it is called on
+ * the election's notification thread: a revocation stops the group's beans, waiting for
+ * each at most the stop timeout, before later listeners run and, on shutdown, before the
+ * lease is released.
  */
 public class LeaderOnlyLifecycleController
 		implements BeanPostProcessor, SmartInitializingSingleton, LeaderElectionListener, Ordered {
@@ -75,7 +78,8 @@ public class LeaderOnlyLifecycleController
 	 * Creates a controller.
 	 * @param beanFactory the beans to bind
 	 * @param registry the elections that start and stop them
-	 * @param defaultGroup the group of beans bound by name and of annotations that name none
+	 * @param defaultGroup the group of beans bound by name and of annotations that name
+	 * none
 	 * @param configuredBeanNames names of beans bound to the default group
 	 * @param stopTimeout how long to wait for each bean to stop
 	 */
@@ -143,7 +147,8 @@ public class LeaderOnlyLifecycleController
 	}
 
 	/**
-	 * Checks that every declared bean exists and is a {@code Lifecycle}, and joins their groups.
+	 * Checks that every declared bean exists and is a {@code Lifecycle}, and joins their
+	 * groups.
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
@@ -184,8 +189,9 @@ public class LeaderOnlyLifecycleController
 		// Creates a lazy bean, which binds it.
 		Object bean = this.beanFactory.getBean(name);
 		if (!this.bindings.containsKey(name)) {
-			throw misconfigured(declaration + ", but it is a " + bean.getClass().getName()
-					+ ", not a Lifecycle (such as a SmartLifecycle message listener container).",
+			throw misconfigured(
+					declaration + ", but it is a " + bean.getClass().getName()
+							+ ", not a Lifecycle (such as a SmartLifecycle message listener container).",
 					"Only Lifecycle beans can be started and stopped with leadership: remove '" + name + "' from "
 							+ BEANS_PROPERTY + " or its @LeaderOnlyLifecycle, and use @OnlyOnLeader for methods.",
 					null);
@@ -193,8 +199,8 @@ public class LeaderOnlyLifecycleController
 	}
 
 	/**
-	 * The exception for a declaration that cannot work, thrown while the context starts. The
-	 * auto-configuration turns it into one its failure analyzer explains.
+	 * The exception for a declaration that cannot work, thrown while the context starts.
+	 * The auto-configuration turns it into one its failure analyzer explains.
 	 * @param description what is wrong
 	 * @param action how to fix it
 	 * @param cause the failure behind it, if any
@@ -288,8 +294,8 @@ public class LeaderOnlyLifecycleController
 	}
 
 	/**
-	 * Comes right after the {@code @OnlyOnLeader} guard, before the listeners that publish events, so
-	 * that a revoked leader stops its beans as soon as it can.
+	 * Comes right after the {@code @OnlyOnLeader} guard, before the listeners that
+	 * publish events, so that a revoked leader stops its beans as soon as it can.
 	 */
 	@Override
 	public int getOrder() {

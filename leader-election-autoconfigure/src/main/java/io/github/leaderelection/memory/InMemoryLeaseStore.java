@@ -15,9 +15,9 @@ import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lease store held in this JVM's memory: for tests and local runs of a single process, where
- * every candidate shares one instance. It pushes every change to its watchers, like the stores
- * that can.
+ * A lease store held in this JVM's memory: for tests and local runs of a single process,
+ * where every candidate shares one instance. It pushes every change to its watchers, like
+ * the stores that can.
  */
 public class InMemoryLeaseStore implements LeaseStore {
 
@@ -32,8 +32,8 @@ public class InMemoryLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Creates a store whose lease clock is the given nanosecond source (the store's own clock,
-	 * independent of the candidates').
+	 * Creates a store whose lease clock is the given nanosecond source (the store's own
+	 * clock, independent of the candidates').
 	 */
 	public InMemoryLeaseStore(LongSupplier nanoClock) {
 		this.nanoClock = nanoClock;
@@ -88,7 +88,8 @@ public class InMemoryLeaseStore implements LeaseStore {
 				return row;
 			}
 			released[0] = true;
-			// Never before activeFrom: a holder still waiting out an earlier one passes the wait on.
+			// Never before activeFrom: a holder still waiting out an earlier one passes
+			// the wait on.
 			return new Row(null, row.term, row.activeFrom, Math.max(Math.min(row.leaseEnd, now), row.activeFrom));
 		});
 		if (released[0]) {

@@ -25,20 +25,25 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The meters of the elections of a {@link LeaderElectionRegistry}, all tagged with {@code group}
- * and {@code backend}:
+ * The meters of the elections of a {@link LeaderElectionRegistry}, all tagged with
+ * {@code group} and {@code backend}:
  * <ul>
- * <li>{@code leader.election.leader} (gauge): 1 while this instance leads the group, else 0;</li>
- * <li>{@code leader.election.term} (gauge): the term of the group's leader as last observed;</li>
- * <li>{@code leader.election.transitions} (counter): grants and revocations of this instance, tagged
- * {@code type} ({@code granted}, {@code revoked}) and {@code reason};</li>
- * <li>{@code leader.election.store.requests} (timer): store requests, tagged {@code operation}
- * and {@code outcome}, recorded by {@link TimedLeaseStorePostProcessor}.</li>
+ * <li>{@code leader.election.leader} (gauge): 1 while this instance leads the group, else
+ * 0;</li>
+ * <li>{@code leader.election.term} (gauge): the term of the group's leader as last
+ * observed;</li>
+ * <li>{@code leader.election.transitions} (counter): grants and revocations of this
+ * instance, tagged {@code type} ({@code granted}, {@code revoked}) and
+ * {@code reason};</li>
+ * <li>{@code leader.election.store.requests} (timer): store requests, tagged
+ * {@code operation} and {@code outcome}, recorded by
+ * {@link TimedLeaseStorePostProcessor}.</li>
  * </ul>
  *
- * <p>As a {@link LeaderElectionListener} (it must be added to the registry) it counts the
- * transitions; the gauges of a group are registered when the meters are bound, or for a group
- * joined later, at its first event or store request.
+ * <p>
+ * As a {@link LeaderElectionListener} (it must be added to the registry) it counts the
+ * transitions; the gauges of a group are registered when the meters are bound, or for a
+ * group joined later, at its first event or store request.
  */
 public class LeaderElectionMetrics implements MeterBinder, LeaderElectionListener {
 
@@ -50,14 +55,19 @@ public class LeaderElectionMetrics implements MeterBinder, LeaderElectionListene
 
 	static final String STORE_REQUESTS = "leader.election.store.requests";
 
-	/** The {@code reason} of a grant; revocations carry their {@link RevocationReason}. */
+	/**
+	 * The {@code reason} of a grant; revocations carry their {@link RevocationReason}.
+	 */
 	static final String GRANTED_REASON = "elected";
 
 	private final LeaderElectionRegistry registry;
 
 	private final List<MeterRegistry> meterRegistries = new CopyOnWriteArrayList<>();
 
-	/** Per group, the state its gauges read; held here because gauges keep only weak references. */
+	/**
+	 * Per group, the state its gauges read; held here because gauges keep only weak
+	 * references.
+	 */
 	private final Map<String, GroupGauges> gauges = new ConcurrentHashMap<>();
 
 	private volatile @Nullable String backend;

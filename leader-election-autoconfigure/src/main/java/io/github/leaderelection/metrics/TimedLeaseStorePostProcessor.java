@@ -20,15 +20,17 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Times the requests of every {@link LeaseStore} bean as {@code leader.election.store.requests},
- * by decorating the bean with a proxy before the election engine gets it.
+ * Times the requests of every {@link LeaseStore} bean as
+ * {@code leader.election.store.requests}, by decorating the bean with a proxy before the
+ * election engine gets it.
  *
- * <p>The proxy subclasses the store's class when it can, so the bean keeps its type (a
- * {@code JdbcLeaseStore} stays injectable as one); a final class is proxied by its interfaces.
- * Only the six lease operations are timed, as {@code read}, {@code acquire}, {@code renew},
- * {@code release}, {@code force} and {@code clear}; the outcome is {@code success},
- * {@code rejected} (an acquire that found another holder, a renewal of a lease no longer ours) or
- * {@code failure} (an exception, such as a timeout).
+ * <p>
+ * The proxy subclasses the store's class when it can, so the bean keeps its type (a
+ * {@code JdbcLeaseStore} stays injectable as one); a final class is proxied by its
+ * interfaces. Only the six lease operations are timed, as {@code read}, {@code acquire},
+ * {@code renew}, {@code release}, {@code force} and {@code clear}; the outcome is
+ * {@code success}, {@code rejected} (an acquire that found another holder, a renewal of a
+ * lease no longer ours) or {@code failure} (an exception, such as a timeout).
  */
 public class TimedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
 
@@ -37,8 +39,8 @@ public class TimedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisi
 
 	/**
 	 * Creates a post-processor.
-	 * @param metrics the meters to record into, looked up on each request until there are some (the
-	 * stores are created long before the meter registry is ready)
+	 * @param metrics the meters to record into, looked up on each request until there are
+	 * some (the stores are created long before the meter registry is ready)
 	 */
 	public TimedLeaseStorePostProcessor(Supplier<@Nullable LeaderElectionMetrics> metrics) {
 		this.advisor = new DefaultPointcutAdvisor(new LeaseOperations(), new TimingInterceptor(metrics));

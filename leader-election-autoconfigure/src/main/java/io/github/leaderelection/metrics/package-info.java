@@ -1,6 +1,6 @@
 /**
- * Micrometer metrics of the elections: who leads, terms, transitions and the timing of every store
- * request.
+ * Micrometer metrics of the elections: who leads, terms, transitions and the timing of
+ * every store request.
  */
 @NullMarked
 package io.github.leaderelection.metrics;

@@ -16,9 +16,9 @@ import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * The subscriptions of a {@link RedisLeaseStore} to the channels its scripts announce changes on:
- * one pub/sub connection, opened at the first watch, and subscriptions that are retried until
- * Redis answers.
+ * The subscriptions of a {@link RedisLeaseStore} to the channels its scripts announce
+ * changes on: one pub/sub connection, opened at the first watch, and subscriptions that
+ * are retried until Redis answers.
  */
 final class LeaseEvents implements AutoCloseable {
 
@@ -81,7 +81,8 @@ final class LeaseEvents implements AutoCloseable {
 			if (this.container == null) {
 				listeners = new RedisMessageListenerContainer();
 				listeners.setConnectionFactory(this.connectionFactory);
-				// The engine's callback only schedules an attempt: no need for a thread per message.
+				// The engine's callback only schedules an attempt: no need for a thread
+				// per message.
 				listeners.setTaskExecutor(Runnable::run);
 				listeners.setBeanName("redisLeaseStoreListeners");
 				listeners.afterPropertiesSet();
@@ -97,7 +98,8 @@ final class LeaseEvents implements AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			// The container recovers a subscription that Redis dropped, not one that never started.
+			// The container recovers a subscription that Redis dropped, not one that
+			// never started.
 			logger.debug("Could not subscribe to {}; retrying in {}", watch.topic.getTopic(), RETRY, ex);
 			retryLater(watch);
 		}

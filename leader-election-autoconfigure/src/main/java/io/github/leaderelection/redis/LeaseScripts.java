@@ -6,23 +6,28 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The Lua scripts of a {@link RedisLeaseStore}: each operation is one script, so Redis runs it
- * atomically, and {@code TIME} inside it is the only clock.
+ * The Lua scripts of a {@link RedisLeaseStore}: each operation is one script, so Redis
+ * runs it atomically, and {@code TIME} inside it is the only clock.
  *
- * <p>Every script gets the two keys of one group, in one hash slot:
+ * <p>
+ * Every script gets the two keys of one group, in one hash slot:
  * <ol>
- * <li>the lease, {@code "<term>:<holder>"}, set with {@code PX} so that Redis's own expiry ends it;
- * it exists only while a lease is live;</li>
- * <li>the record, a hash without expiry: {@code holder} ({@code ""} for none), {@code term},
- * {@code lease_end} and {@code active_from} (server milliseconds), and {@code server}, the run id of
- * the Redis process whose grant wrote the record ({@code ""} when no process vouches for it).</li>
+ * <li>the lease, {@code "<term>:<holder>"}, set with {@code PX} so that Redis's own
+ * expiry ends it; it exists only while a lease is live;</li>
+ * <li>the record, a hash without expiry: {@code holder} ({@code ""} for none),
+ * {@code term}, {@code lease_end} and {@code active_from} (server milliseconds), and
+ * {@code server}, the run id of the Redis process whose grant wrote the record
+ * ({@code ""} when no process vouches for it).</li>
  * </ol>
- * Renew, release and clear never change {@code server}: only a grant, which waits out whatever it
- * cannot know, may vouch for the record again.
+ * Renew, release and clear never change {@code server}: only a grant, which waits out
+ * whatever it cannot know, may vouch for the record again.
  */
 enum LeaseScripts {
 
-	/** Returns {@code {holder, term, expiresInMs, activeInMs}}, or nothing for an unknown group. */
+	/**
+	 * Returns {@code {holder, term, expiresInMs, activeInMs}}, or nothing for an unknown
+	 * group.
+	 */
 	READ("""
 			local now = clock()
 			local rec, live = record(), lease()
@@ -44,9 +49,9 @@ enum LeaseScripts {
 			"""),
 
 	/**
-	 * ARGV: candidate, lease milliseconds, highest term the calling store has seen of the group.
-	 * Returns {@code {holder, term, expiresInMs, activeInMs}}, or nothing when another candidate
-	 * holds a live lease.
+	 * ARGV: candidate, lease milliseconds, highest term the calling store has seen of the
+	 * group. Returns {@code {holder, term, expiresInMs, activeInMs}}, or nothing when
+	 * another candidate holds a live lease.
 	 */
 	ACQUIRE("""
 			local candidate, duration, seen = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -85,7 +90,10 @@ enum LeaseScripts {
 			return {candidate, term, duration, active_from - now}
 			"""),
 
-	/** ARGV: holder, term, lease milliseconds. Returns {@code {1}} if renewed, else {@code {0}}. */
+	/**
+	 * ARGV: holder, term, lease milliseconds. Returns {@code {1}} if renewed, else
+	 * {@code {0}}.
+	 */
 	RENEW("""
 			local rec = record()
 			if not rec or rec.holder ~= ARGV[1] or rec.term ~= tonumber(ARGV[2]) then
@@ -98,7 +106,10 @@ enum LeaseScripts {
 			return {1}
 			"""),
 
-	/** ARGV: holder, term, channel to announce on ({@code ""} for none). Returns {@code {1}} if released. */
+	/**
+	 * ARGV: holder, term, channel to announce on ({@code ""} for none). Returns
+	 * {@code {1}} if released.
+	 */
 	RELEASE("""
 			local rec = record()
 			if not rec or rec.holder ~= ARGV[1] or rec.term ~= tonumber(ARGV[2]) then
@@ -116,8 +127,8 @@ enum LeaseScripts {
 			"""),
 
 	/**
-	 * ARGV: candidate, highest term the calling store has seen, channel. Returns {@code {1}} if the
-	 * candidate was named, {@code {0}} if it already held the lease.
+	 * ARGV: candidate, highest term the calling store has seen, channel. Returns
+	 * {@code {1}} if the candidate was named, {@code {0}} if it already held the lease.
 	 */
 	FORCE("""
 			local target, seen = ARGV[1], tonumber(ARGV[2])

@@ -28,32 +28,37 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * A lease store in Redis (standalone, Sentinel or Cluster, as the application's Lettuce connection
- * factory reaches it), safe when Redis loses its data.
+ * A lease store in Redis (standalone, Sentinel or Cluster, as the application's Lettuce
+ * connection factory reaches it), safe when Redis loses its data.
  *
- * <p>A group has two keys in one hash slot, {@code <prefix>{<group>}:lease} (the live lease, expired
- * by Redis) and {@code <prefix>{<group>}:term} (a record without expiry: holder, term, lease end and
- * the Redis process that vouches for them), and a channel {@code <prefix>{<group>}:events} on which
- * release, force and clear are announced; {@code %}, <code>{</code> and <code>}</code> in a group
- * name are percent-encoded so that they cannot change the hash tag. Every operation is one Lua
- * script, whose only clock is Redis's {@code TIME}; see {@link LeaseScripts}.
+ * <p>
+ * A group has two keys in one hash slot, {@code <prefix>{<group>}:lease} (the live lease,
+ * expired by Redis) and {@code <prefix>{<group>}:term} (a record without expiry: holder,
+ * term, lease end and the Redis process that vouches for them), and a channel
+ * {@code <prefix>{<group>}:events} on which release, force and clear are announced;
+ * {@code %}, <code>{</code> and <code>}</code> in a group name are percent-encoded so
+ * that they cannot change the hash tag. Every operation is one Lua script, whose only
+ * clock is Redis's {@code TIME}; see {@link LeaseScripts}.
  *
- * <p>When Redis loses data (a restart without persistence, {@code FLUSHALL}, a restart from an old
- * snapshot, a failover to a replica that missed writes), a leader may still believe it leads. A
- * grant that cannot prove the previous lease over (the record is missing although this store saw
- * it, or was not written by the Redis process now serving it) therefore tells the engine to wait one
- * lease duration before acting, and takes a term of at least Redis's clock in microseconds. Other
- * grants take the last term plus one, so every term stays at most the microseconds of its grant
- * (grants are scripts of more than a microsecond each), and the new term is above every earlier one
- * as long as Redis's clock has not stepped back when the data is lost. NOTE: a candidate process
- * that never saw a group cannot tell a lost record from a group never led, and acts at once; the
- * leader that lost its record stops at its next renewal, or at its renew deadline while Redis does
- * not answer.
+ * <p>
+ * When Redis loses data (a restart without persistence, {@code FLUSHALL}, a restart from
+ * an old snapshot, a failover to a replica that missed writes), a leader may still
+ * believe it leads. A grant that cannot prove the previous lease over (the record is
+ * missing although this store saw it, or was not written by the Redis process now serving
+ * it) therefore tells the engine to wait one lease duration before acting, and takes a
+ * term of at least Redis's clock in microseconds. Other grants take the last term plus
+ * one, so every term stays at most the microseconds of its grant (grants are scripts of
+ * more than a microsecond each), and the new term is above every earlier one as long as
+ * Redis's clock has not stepped back when the data is lost. NOTE: a candidate process
+ * that never saw a group cannot tell a lost record from a group never led, and acts at
+ * once; the leader that lost its record stops at its next renewal, or at its renew
+ * deadline while Redis does not answer.
  *
- * <p>Each call waits at most the timeout it is given (less if the connection factory's command
- * timeout is shorter); only opening a new connection is bounded by the factory's connect timeout
- * instead. A command given up on may still run later: every script judges by the state it finds,
- * so a late one is harmless.
+ * <p>
+ * Each call waits at most the timeout it is given (less if the connection factory's
+ * command timeout is shorter); only opening a new connection is bounded by the factory's
+ * connect timeout instead. A command given up on may still run later: every script judges
+ * by the state it finds, so a late one is harmless.
  */
 public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
@@ -66,14 +71,13 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	private static final int KEY_PREFIX_MAX_LENGTH = 64;
 
-
 	private final RedisConnectionFactory connectionFactory;
 
 	private final String keyPrefix;
 
 	/**
-	 * Said when no replica acknowledged: most often a server without replicas, where no wait can
-	 * ever succeed and no leader is ever elected.
+	 * Said when no replica acknowledged: most often a server without replicas, where no
+	 * wait can ever succeed and no leader is ever elected.
 	 */
 	private static final String NO_REPLICA_HINT = ". No replica acknowledged: a Redis server without replicas "
 			+ "(standalone, or its replicas down) never does, and then nobody can lead. Set "
@@ -98,13 +102,15 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	/**
-	 * Creates a store that, after each acquire and renew, waits for replicas to acknowledge the
-	 * write ({@code WAIT}) and counts the operation as failed when fewer than {@code replicaAcks} do
-	 * within {@code replicaAckTimeout} (or the call's own timeout, if shorter).
-	 * @param keyPrefix a prefix of letters, digits, {@code _ . : -} (no {@code --}), starting with a
-	 * letter
+	 * Creates a store that, after each acquire and renew, waits for replicas to
+	 * acknowledge the write ({@code WAIT}) and counts the operation as failed when fewer
+	 * than {@code replicaAcks} do within {@code replicaAckTimeout} (or the call's own
+	 * timeout, if shorter).
+	 * @param keyPrefix a prefix of letters, digits, {@code _ . : -} (no {@code --}),
+	 * starting with a letter
 	 * @param replicaAcks replicas that must acknowledge; 0 not to wait
-	 * @throws IllegalArgumentException if the prefix or the acknowledgement options are invalid
+	 * @throws IllegalArgumentException if the prefix or the acknowledgement options are
+	 * invalid
 	 */
 	public RedisLeaseStore(RedisConnectionFactory connectionFactory, String keyPrefix, int replicaAcks,
 			Duration replicaAckTimeout) {
@@ -146,10 +152,11 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
 		Call call = new Call("acquire the lease of", group, timeout, this.replicaAcks > 0);
-		Optional<Lease> lease = toLease(group, call.run(LeaseScripts.ACQUIRE, candidateId,
-				millis(leaseDuration), seenTerm(group)));
+		Optional<Lease> lease = toLease(group,
+				call.run(LeaseScripts.ACQUIRE, candidateId, millis(leaseDuration), seenTerm(group)));
 		if (lease.isPresent() && !call.replicated()) {
-			// Never acted on: give it back quietly (an announcement would only make every follower
+			// Never acted on: give it back quietly (an announcement would only make every
+			// follower
 			// try, and fail, at once), so that nobody waits for it to expire.
 			try {
 				call.run(LeaseScripts.RELEASE, candidateId, Long.toString(lease.get().term()), "");
@@ -168,10 +175,11 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 			return false;
 		}
 		Call call = new Call("renew the lease of", lease.group(), timeout, this.replicaAcks > 0);
-		boolean renewed = isOne(call.run(LeaseScripts.RENEW, lease.holder(), Long.toString(lease.term()),
-				millis(leaseDuration)));
+		boolean renewed = isOne(
+				call.run(LeaseScripts.RENEW, lease.holder(), Long.toString(lease.term()), millis(leaseDuration)));
 		if (renewed && !call.replicated()) {
-			// A failure, not "lost": the leader keeps its belief until its deadline, which counts from
+			// A failure, not "lost": the leader keeps its belief until its deadline,
+			// which counts from
 			// the last renewal that replicas did confirm.
 			throw call.notReplicated();
 		}
@@ -199,9 +207,10 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	/**
-	 * Calls {@code onChange} whenever a release, force or clear of the group is announced, from one
-	 * pub/sub connection that this store shares between all its watches. When Redis cannot be
-	 * reached, the subscription is retried in the background until it succeeds or is closed.
+	 * Calls {@code onChange} whenever a release, force or clear of the group is
+	 * announced, from one pub/sub connection that this store shares between all its
+	 * watches. When Redis cannot be reached, the subscription is retried in the
+	 * background until it succeeds or is closed.
 	 */
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {
@@ -221,7 +230,10 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	// Keys
 
-	/** Returns a key of the group: the group sits inside the hash tag, so one group is one slot. */
+	/**
+	 * Returns a key of the group: the group sits inside the hash tag, so one group is one
+	 * slot.
+	 */
 	String key(String group, String suffix) {
 		return this.keyPrefix + "{" + hashTag(group) + "}:" + suffix;
 	}
@@ -231,8 +243,9 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	/**
-	 * Encodes a group so that it contains no brace, which would end the hash tag early (Redis hashes
-	 * up to the first <code>}</code>) or, for an empty tag, hash each key whole.
+	 * Encodes a group so that it contains no brace, which would end the hash tag early
+	 * (Redis hashes up to the first <code>}</code>) or, for an empty tag, hash each key
+	 * whole.
 	 */
 	static String hashTag(String group) {
 		if (group.isEmpty()) {
@@ -282,9 +295,9 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	/**
-	 * One operation: its scripts and its {@code WAIT} run on one connection (which {@code WAIT}
-	 * needs: it counts the acknowledgements of the writes of its own connection) within one
-	 * deadline.
+	 * One operation: its scripts and its {@code WAIT} run on one connection (which
+	 * {@code WAIT} needs: it counts the acknowledgements of the writes of its own
+	 * connection) within one deadline.
 	 */
 	private final class Call {
 
@@ -333,13 +346,13 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 				return reply;
 			}
 			catch (TimeoutException ex) {
-				throw new LeaderElectionException("Could not " + this.operation + " group '" + this.group + "' in Redis ("
-						+ keyPattern() + ") within the call's timeout", ex);
+				throw new LeaderElectionException("Could not " + this.operation + " group '" + this.group
+						+ "' in Redis (" + keyPattern() + ") within the call's timeout", ex);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				throw new LeaderElectionException("Interrupted while trying to " + this.operation + " group '"
-						+ this.group + "' in Redis", ex);
+				throw new LeaderElectionException(
+						"Interrupted while trying to " + this.operation + " group '" + this.group + "' in Redis", ex);
 			}
 			catch (ExecutionException ex) {
 				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
@@ -351,9 +364,10 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 		}
 
 		/**
-		 * Asks how many replicas have the writes of this connection so far. The server-side timeout
-		 * is never 0, which would wait forever, and for an acquire only half of the time left, which
-		 * keeps the other half to give the lease back. An answer that does not come counts as none.
+		 * Asks how many replicas have the writes of this connection so far. The
+		 * server-side timeout is never 0, which would wait forever, and for an acquire
+		 * only half of the time left, which keeps the other half to give the lease back.
+		 * An answer that does not come counts as none.
 		 */
 		private void awaitReplicas(RedisClusterAsyncCommands<byte[], byte[]> commands, boolean keepTimeToRelease)
 				throws InterruptedException {
@@ -381,8 +395,9 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 		}
 
 		/**
-		 * The connection's commands; when waiting for replicas on a cluster, those of the master of
-		 * the group's slot, so that the script and {@code WAIT} share one connection.
+		 * The connection's commands; when waiting for replicas on a cluster, those of the
+		 * master of the group's slot, so that the script and {@code WAIT} share one
+		 * connection.
 		 */
 		@SuppressWarnings("unchecked")
 		private RedisClusterAsyncCommands<byte[], byte[]> commands(RedisConnection connection) {

@@ -6,18 +6,19 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A group's lease as the store saw it at one instant, with its times measured by the store's own
- * clock and given relative to that instant, so that no two machines' wall clocks are ever compared.
+ * A group's lease as the store saw it at one instant, with its times measured by the
+ * store's own clock and given relative to that instant, so that no two machines' wall
+ * clocks are ever compared.
  *
  * @param group the group
- * @param holder the candidate holding the lease, or {@code null} after a release or a forced
- * re-election
+ * @param holder the candidate holding the lease, or {@code null} after a release or a
+ * forced re-election
  * @param term the term of the last grant; never decreases
- * @param expiresIn time left until the store lets others take the lease (zero or negative when
- * expired)
- * @param activeIn time left until the holder may act. Positive only right after the lease was
- * taken over from a holder whose lease had not run out (a forced leader, a forced re-election): the
- * new holder must not act before the old one's lease is surely over.
+ * @param expiresIn time left until the store lets others take the lease (zero or negative
+ * when expired)
+ * @param activeIn time left until the holder may act. Positive only right after the lease
+ * was taken over from a holder whose lease had not run out (a forced leader, a forced
+ * re-election): the new holder must not act before the old one's lease is surely over.
  */
 public record Lease(String group, @Nullable String holder, long term, Duration expiresIn, Duration activeIn) {
 
@@ -38,8 +39,8 @@ public record Lease(String group, @Nullable String holder, long term, Duration e
 	}
 
 	/**
-	 * Whether the given candidate may try to acquire it: nobody holds it, the candidate itself
-	 * does, or it expired. The same rule every store applies atomically in
+	 * Whether the given candidate may try to acquire it: nobody holds it, the candidate
+	 * itself does, or it expired. The same rule every store applies atomically in
 	 * {@link LeaseStore#tryAcquire}.
 	 */
 	public boolean isAcquirableBy(String candidateId) {

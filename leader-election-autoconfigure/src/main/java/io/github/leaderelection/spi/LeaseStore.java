@@ -4,17 +4,21 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The storage a backend provides to the election engine: a record per group holding a holder, a
- * term and a lease that the store expires by its own clock.
+ * The storage a backend provides to the election engine: a record per group holding a
+ * holder, a term and a lease that the store expires by its own clock.
  *
- * <p>A store is stateless and thread-safe, and knows nothing of timing, retries or events: the
- * engine owns all of that. Each method is one atomic operation on the store and must return or
- * fail within the given timeout. Failures are thrown as exceptions; the engine survives them.
+ * <p>
+ * A store is stateless and thread-safe, and knows nothing of timing, retries or events:
+ * the engine owns all of that. Each method is one atomic operation on the store and must
+ * return or fail within the given timeout. Failures are thrown as exceptions; the engine
+ * survives them.
  *
- * <p>The rules every store keeps (checked by the contract tests):
+ * <p>
+ * The rules every store keeps (checked by the contract tests):
  * <ul>
- * <li>a lease is taken only when it is free, expired or already names the candidate, and every
- * take increments the term, which never decreases (not even after {@link #clear});</li>
+ * <li>a lease is taken only when it is free, expired or already names the candidate, and
+ * every take increments the term, which never decreases (not even after
+ * {@link #clear});</li>
  * <li>renew and release act only for the exact holder and term they are given;</li>
  * <li>expiry is judged by the store's clock alone.</li>
  * </ul>
@@ -28,47 +32,52 @@ public interface LeaseStore {
 	Optional<Lease> read(String group, Duration timeout);
 
 	/**
-	 * Takes the lease for the candidate if {@link Lease#isAcquirableBy} holds in the store at that
-	 * instant, with a term one greater than the last, expiring {@code leaseDuration} from now.
-	 * @return the lease taken (its {@link Lease#activeIn()} is positive when an unexpired lease
-	 * of another holder was taken over), or empty when another candidate holds a live lease
+	 * Takes the lease for the candidate if {@link Lease#isAcquirableBy} holds in the
+	 * store at that instant, with a term one greater than the last, expiring
+	 * {@code leaseDuration} from now.
+	 * @return the lease taken (its {@link Lease#activeIn()} is positive when an unexpired
+	 * lease of another holder was taken over), or empty when another candidate holds a
+	 * live lease
 	 */
 	Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout);
 
 	/**
-	 * Extends the lease to {@code leaseDuration} from now, only if it still has this lease's holder
-	 * and term.
+	 * Extends the lease to {@code leaseDuration} from now, only if it still has this
+	 * lease's holder and term.
 	 * @return whether the lease was extended
 	 */
 	boolean renew(Lease lease, Duration leaseDuration, Duration timeout);
 
 	/**
-	 * Ends the lease at once, only if it still has this lease's holder and term; otherwise does
-	 * nothing. The caller must have stopped acting as leader before calling this. A holder that was
-	 * still waiting out an earlier holder ({@link Lease#activeIn()}) leaves that wait in place for
-	 * the next one.
+	 * Ends the lease at once, only if it still has this lease's holder and term;
+	 * otherwise does nothing. The caller must have stopped acting as leader before
+	 * calling this. A holder that was still waiting out an earlier holder
+	 * ({@link Lease#activeIn()}) leaves that wait in place for the next one.
 	 */
 	void release(Lease lease, Duration timeout);
 
 	/**
-	 * Names a candidate as holder with a new term, keeping the current lease end, so that the
-	 * current holder's renewals fail and the candidate takes over (through {@link #tryAcquire}, with
-	 * yet another term) once the current lease is over. Does nothing if the candidate already holds
-	 * the lease. The engine only ever renews leases that {@code tryAcquire} returned, never one it
-	 * read, so the forced term itself is never acted on.
+	 * Names a candidate as holder with a new term, keeping the current lease end, so that
+	 * the current holder's renewals fail and the candidate takes over (through
+	 * {@link #tryAcquire}, with yet another term) once the current lease is over. Does
+	 * nothing if the candidate already holds the lease. The engine only ever renews
+	 * leases that {@code tryAcquire} returned, never one it read, so the forced term
+	 * itself is never acted on.
 	 */
 	void forceLeader(String group, String candidateId, Duration timeout);
 
 	/**
-	 * Removes the holder, keeping the term and the current lease end, so that the current holder's
-	 * renewals fail and any candidate may take over once the current lease is over.
+	 * Removes the holder, keeping the term and the current lease end, so that the current
+	 * holder's renewals fail and any candidate may take over once the current lease is
+	 * over.
 	 */
 	void clear(String group, Duration timeout);
 
 	/**
-	 * Asks to be told when a group's lease may have changed, for stores that can push (watches,
-	 * pub/sub, notifications); the engine then tries at once instead of at its next retry. The
-	 * callback must be cheap and must not block. Stores that cannot push keep this default.
+	 * Asks to be told when a group's lease may have changed, for stores that can push
+	 * (watches, pub/sub, notifications); the engine then tries at once instead of at its
+	 * next retry. The callback must be cheap and must not block. Stores that cannot push
+	 * keep this default.
 	 * @return a handle that stops the notifications
 	 */
 	default AutoCloseable watch(String group, Runnable onChange) {
@@ -76,7 +85,9 @@ public interface LeaseStore {
 		};
 	}
 
-	/** A short name of the store type for logs, health and metrics, such as {@code jdbc}. */
+	/**
+	 * A short name of the store type for logs, health and metrics, such as {@code jdbc}.
+	 */
 	String backend();
 
 }

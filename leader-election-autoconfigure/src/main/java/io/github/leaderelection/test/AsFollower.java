@@ -10,9 +10,9 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Makes this instance a follower of groups, led by another candidate, before each test of a
- * {@code @SpringBootTest} (on the class) or before one test (on the method, which then wins over
- * the class), and waits until the change has been delivered. Needs
+ * Makes this instance a follower of groups, led by another candidate, before each test of
+ * a {@code @SpringBootTest} (on the class) or before one test (on the method, which then
+ * wins over the class), and waits until the change has been delivered. Needs
  * {@code leader-election.backend=in-memory}.
  *
  * @see LeaderElectionTestSupport#becomeFollower(String)
@@ -24,7 +24,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeaderElectionExtension.class)
 public @interface AsFollower {
 
-	/** Groups to follow; empty for the application's group ({@code leader-election.group}). */
+	/**
+	 * Groups to follow; empty for the application's group
+	 * ({@code leader-election.group}).
+	 */
 	String[] groups() default {};
 
 }

@@ -10,9 +10,10 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Makes this instance the leader of groups before each test of a {@code @SpringBootTest} (on the
- * class) or before one test (on the method, which then wins over the class), and waits until the
- * grant has been delivered. Needs {@code leader-election.backend=in-memory}.
+ * Makes this instance the leader of groups before each test of a {@code @SpringBootTest}
+ * (on the class) or before one test (on the method, which then wins over the class), and
+ * waits until the grant has been delivered. Needs
+ * {@code leader-election.backend=in-memory}.
  *
  * @see LeaderElectionTestSupport#becomeLeader(String)
  */
@@ -23,7 +24,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeaderElectionExtension.class)
 public @interface AsLeader {
 
-	/** Groups to lead; empty for the application's group ({@code leader-election.group}). */
+	/**
+	 * Groups to lead; empty for the application's group ({@code leader-election.group}).
+	 */
 	String[] groups() default {};
 
 }

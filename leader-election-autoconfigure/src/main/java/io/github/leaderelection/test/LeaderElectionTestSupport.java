@@ -20,10 +20,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 
 /**
- * Makes this instance the leader or a follower of a group in a test, and returns once the change
- * has been delivered to every listener: the {@code LeaderGrantedEvent} or
- * {@code LeaderRevokedEvent} and {@code LeaderChangedEvent} have been published, leader-only
- * lifecycle beans have been started or stopped.
+ * Makes this instance the leader or a follower of a group in a test, and returns once the
+ * change has been delivered to every listener: the {@code LeaderGrantedEvent} or
+ * {@code LeaderRevokedEvent} and {@code LeaderChangedEvent} have been published,
+ * leader-only lifecycle beans have been started or stopped.
  *
  * <pre class="code">
  * &#64;SpringBootTest(properties = "leader-election.backend=in-memory")
@@ -42,17 +42,21 @@ import org.springframework.core.Ordered;
  * }
  * </pre>
  *
- * <p>It needs the in-memory backend ({@code leader-election.backend=in-memory}), which it drives
- * as an administrator would: to make this instance a follower, another candidate (that does not
- * exist, {@value #OTHER_CANDIDATE}) is forced to lead and takes a lease of a day; to make it the
- * leader, that lease is released. Leadership then stays as set until the next call, or until the
- * test gives it up ({@code yieldLeadership()}). {@link AsLeader @AsLeader} and
- * {@link AsFollower @AsFollower} do the same before each test.
+ * <p>
+ * It needs the in-memory backend ({@code leader-election.backend=in-memory}), which it
+ * drives as an administrator would: to make this instance a follower, another candidate
+ * (that does not exist, {@value #OTHER_CANDIDATE}) is forced to lead and takes a lease of
+ * a day; to make it the leader, that lease is released. Leadership then stays as set
+ * until the next call, or until the test gives it up ({@code yieldLeadership()}).
+ * {@link AsLeader @AsLeader} and {@link AsFollower @AsFollower} do the same before each
+ * test.
  *
- * <p>It knows what has been delivered by being a {@link LeaderElectionListener} itself, the last
- * one: once it has seen a change, every other listener has. The auto-configured bean is added to
- * the registry with the other listener beans, and comes last by its order; one created by hand
- * must be added to the registry after every other listener, before the election starts.
+ * <p>
+ * It knows what has been delivered by being a {@link LeaderElectionListener} itself, the
+ * last one: once it has seen a change, every other listener has. The auto-configured bean
+ * is added to the registry with the other listener beans, and comes last by its order;
+ * one created by hand must be added to the registry after every other listener, before
+ * the election starts.
  */
 public class LeaderElectionTestSupport implements LeaderElectionListener, Ordered {
 
@@ -76,8 +80,8 @@ public class LeaderElectionTestSupport implements LeaderElectionListener, Ordere
 	private final Map<String, Optional<LeaderInfo>> leaders = new HashMap<>();
 
 	/**
-	 * Creates a test support that waits for each change at most twice the lease duration plus ten
-	 * seconds.
+	 * Creates a test support that waits for each change at most twice the lease duration
+	 * plus ten seconds.
 	 * @param registry the application's elections
 	 * @param defaultGroup the application's group
 	 */
@@ -118,12 +122,12 @@ public class LeaderElectionTestSupport implements LeaderElectionListener, Ordere
 	}
 
 	/**
-	 * Makes this instance the leader of a group (joining it if needed), and waits until the grant
-	 * has been delivered to every listener.
+	 * Makes this instance the leader of a group (joining it if needed), and waits until
+	 * the grant has been delivered to every listener.
 	 * @param group the group
 	 * @return the leadership granted
-	 * @throws IllegalStateException if the backend is not in-memory, or the change took longer than
-	 * the timeout
+	 * @throws IllegalStateException if the backend is not in-memory, or the change took
+	 * longer than the timeout
 	 */
 	public Leadership becomeLeader(String group) {
 		LeaderElectionEngine engine = engine();
@@ -134,7 +138,8 @@ public class LeaderElectionTestSupport implements LeaderElectionListener, Ordere
 		}
 		LeaseStore store = engine.store();
 		Duration callTimeout = engine.timing().storeCallTimeout();
-		// Free the lease that another candidate holds (or was forced to), so this one takes it now.
+		// Free the lease that another candidate holds (or was forced to), so this one
+		// takes it now.
 		store.read(group, callTimeout)
 			.filter((lease) -> lease.holder() != null && !lease.isHeldBy(election.candidateId()))
 			.ifPresent((lease) -> store.release(lease, callTimeout));
@@ -155,12 +160,12 @@ public class LeaderElectionTestSupport implements LeaderElectionListener, Ordere
 	}
 
 	/**
-	 * Makes this instance a follower of a group (joining it if needed): another candidate,
-	 * {@value #OTHER_CANDIDATE}, leads it. Waits until this instance's revocation (if it led) and
-	 * the new leader have been delivered to every listener.
+	 * Makes this instance a follower of a group (joining it if needed): another
+	 * candidate, {@value #OTHER_CANDIDATE}, leads it. Waits until this instance's
+	 * revocation (if it led) and the new leader have been delivered to every listener.
 	 * @param group the group
-	 * @throws IllegalStateException if the backend is not in-memory, or the change took longer than
-	 * the timeout
+	 * @throws IllegalStateException if the backend is not in-memory, or the change took
+	 * longer than the timeout
 	 */
 	public void becomeFollower(String group) {
 		LeaderElectionEngine engine = engine();
@@ -169,16 +174,17 @@ public class LeaderElectionTestSupport implements LeaderElectionListener, Ordere
 		Duration callTimeout = engine.timing().storeCallTimeout();
 		Lease[] taken = new Lease[1];
 		await("let another candidate lead group '" + group + "'", () -> {
-			// Forcing drops this instance's leadership at once and keeps the lease from being taken
-			// before the other candidate takes it for a day; it fails only in a race with this
+			// Forcing drops this instance's leadership at once and keeps the lease from
+			// being taken
+			// before the other candidate takes it for a day; it fails only in a race with
+			// this
 			// instance's first acquire, and is then tried again.
 			election.forceLeader(OTHER_CANDIDATE);
 			taken[0] = store.tryAcquire(group, OTHER_CANDIDATE, OTHER_LEASE, callTimeout).orElse(null);
 			return taken[0] != null;
 		});
 		LeaderInfo other = new LeaderInfo(group, OTHER_CANDIDATE, taken[0].term());
-		await("see group '" + group + "' led by another candidate",
-				() -> !election.isLeader() && isDelivered(other));
+		await("see group '" + group + "' led by another candidate", () -> !election.isLeader() && isDelivered(other));
 	}
 
 	private LeaderElectionEngine engine() {
@@ -230,7 +236,10 @@ public class LeaderElectionTestSupport implements LeaderElectionListener, Ordere
 		}
 	}
 
-	/** Whether the grant of this leadership, and this instance as the leader, were delivered. */
+	/**
+	 * Whether the grant of this leadership, and this instance as the leader, were
+	 * delivered.
+	 */
 	private boolean isDelivered(Leadership leadership) {
 		synchronized (this.monitor) {
 			return leadership.equals(this.granted.get(leadership.group()))

@@ -19,9 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Curator's background operations, each awaited until the caller's deadline at most: a store call
- * returns within its timeout whatever Curator's retry policy, and an answer that comes later finds
- * nobody waiting.
+ * Curator's background operations, each awaited until the caller's deadline at most: a
+ * store call returns within its timeout whatever Curator's retry policy, and an answer
+ * that comes later finds nobody waiting.
  */
 final class CuratorCalls {
 
@@ -43,7 +43,10 @@ final class CuratorCalls {
 				Code.NONODE);
 	}
 
-	/** Reads the node, setting a one-time watch on it; the answer (OK or NONODE) goes to the callback. */
+	/**
+	 * Reads the node, setting a one-time watch on it; the answer (OK or NONODE) goes to
+	 * the callback.
+	 */
 	void watch(String path, Watcher watcher, BackgroundCallback answer) throws Exception {
 		this.client.getData().usingWatcher(watcher).inBackground(answer).forPath(path);
 	}
@@ -70,7 +73,8 @@ final class CuratorCalls {
 			.withProtection()
 			.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
 			.inBackground((client, event) -> {
-				// CURATOR-498: an answer that comes after the call gave up deletes its own node, and only it.
+				// CURATOR-498: an answer that comes after the call gave up deletes its
+				// own node, and only it.
 				if (!created.complete(event) && event.getResultCode() == Code.OK.intValue()) {
 					deleteInBackground(event.getName());
 				}
@@ -79,7 +83,10 @@ final class CuratorCalls {
 		return expect(await(created, deadline), Code.OK).getName();
 	}
 
-	/** Deletes a node without waiting; if that fails, the node still goes with its session. */
+	/**
+	 * Deletes a node without waiting; if that fails, the node still goes with its
+	 * session.
+	 */
 	void deleteInBackground(String path) {
 		try {
 			this.client.delete().quietly().inBackground().forPath(path);
@@ -91,7 +98,8 @@ final class CuratorCalls {
 
 	/**
 	 * Runs the operations atomically.
-	 * @return the answer: OK, or BADVERSION or NONODE when a check failed (see {@link #isConflict})
+	 * @return the answer: OK, or BADVERSION or NONODE when a check failed (see
+	 * {@link #isConflict})
 	 */
 	CuratorEvent transaction(long deadline, CuratorOp... operations) throws Exception {
 		return call(deadline, (callback) -> this.client.transaction().inBackground(callback).forOperations(operations),

@@ -5,10 +5,11 @@ import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a group node holds: the last grant (its term, the holder and the holder's queue node, the
- * holder's lease duration) and, after a forced change, how long the next holder must wait. Stored
- * as text lines (format version, term, lease and quiet milliseconds, node, holder), the holder last
- * so that it may hold any character; {@code zkCli.sh get} shows who leads.
+ * What a group node holds: the last grant (its term, the holder and the holder's queue
+ * node, the holder's lease duration) and, after a forced change, how long the next holder
+ * must wait. Stored as text lines (format version, term, lease and quiet milliseconds,
+ * node, holder), the holder last so that it may hold any character; {@code zkCli.sh get}
+ * shows who leads.
  *
  * @param term the term of the last grant, or 0 before the first
  * @param holder the candidate named, or null after a release or a forced re-election

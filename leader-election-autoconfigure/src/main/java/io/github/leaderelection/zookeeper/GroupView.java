@@ -20,28 +20,34 @@ record GroupView(Grant grant, int version, long createdMillis, List<String> queu
 		return node != null && this.queue.contains(node);
 	}
 
-	/** Whether the holder's node is still there: the lease lives as long as its session. */
+	/**
+	 * Whether the holder's node is still there: the lease lives as long as its session.
+	 */
 	boolean hasLiveHolder() {
 		return this.grant.holder() != null && isQueued(this.grant.node());
 	}
 
 	/**
-	 * The term of the next grant. Terms start at the group node's creation in microseconds, so that
-	 * a group node created again after ZooKeeper lost its data starts above every earlier term (while
-	 * grants come less than once a microsecond and ZooKeeper's clock does not step back).
+	 * The term of the next grant. Terms start at the group node's creation in
+	 * microseconds, so that a group node created again after ZooKeeper lost its data
+	 * starts above every earlier term (while grants come less than once a microsecond and
+	 * ZooKeeper's clock does not step back).
 	 */
 	long nextTerm() {
 		return Math.max(this.grant.term(), this.createdMillis * 1000) + 1;
 	}
 
-	/** How long the next holder must wait after a forced change: as long as a live holder may believe. */
+	/**
+	 * How long the next holder must wait after a forced change: as long as a live holder
+	 * may believe.
+	 */
 	long quietAfterChange() {
 		return Math.max(this.grant.quietMillis(), hasLiveHolder() ? this.grant.leaseMillis() : 0);
 	}
 
 	/**
-	 * The lease as the SPI sees it: expiring in the holder's lease duration while its node lives,
-	 * expired once it is gone (or, when {@code open}, at once).
+	 * The lease as the SPI sees it: expiring in the holder's lease duration while its
+	 * node lives, expired once it is gone (or, when {@code open}, at once).
 	 */
 	Lease toLease(String group, boolean open) {
 		boolean live = hasLiveHolder() && !open;

@@ -30,37 +30,45 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A lease store on ZooKeeper, through Curator, in which candidates queue as ephemeral sequential
- * nodes, the lowest takes the lease, and a lease lasts as long as its holder's session.
+ * A lease store on ZooKeeper, through Curator, in which candidates queue as ephemeral
+ * sequential nodes, the lowest takes the lease, and a lease lasts as long as its holder's
+ * session.
  *
- * <p>Each group is a persistent node {@code <basePath>/<group, percent-encoded>}. Its children are
- * the queue: one node per candidate, holding the candidate id. Its data is the last {@link Grant}.
- * Every grant, renewal, release, force and clear is one multi-operation that checks the version of
- * that data, so each grant adds exactly one to the term, all candidates read the same term, and
- * terms survive restarts (they start at the group node's creation time in microseconds, so they
- * keep growing even if ZooKeeper's data is wiped and the node created again).
+ * <p>
+ * Each group is a persistent node {@code <basePath>/<group, percent-encoded>}. Its
+ * children are the queue: one node per candidate, holding the candidate id. Its data is
+ * the last {@link Grant}. Every grant, renewal, release, force and clear is one
+ * multi-operation that checks the version of that data, so each grant adds exactly one to
+ * the term, all candidates read the same term, and terms survive restarts (they start at
+ * the group node's creation time in microseconds, so they keep growing even if
+ * ZooKeeper's data is wiped and the node created again).
  *
  * <ul>
- * <li>The lease goes to the lowest node once the previous holder's node is gone (released, session
- * ended, or re-queued by a forced change). Every other node watches only its predecessor, so the
- * successor learns within milliseconds and nobody else wakes up.</li>
- * <li>Expiry is the end of the holder's session: {@link Lease#expiresIn()} reads as the holder's
- * lease duration while its node lives, zero once it is gone. A renewal is a multi-operation
- * committed by the ZooKeeper leader, so it also proves that the session was alive at that instant;
- * the session then lives at least a session timeout longer, while the leader believes at most a
- * renew deadline longer. Hence {@link #tryAcquire} grants only when the negotiated session timeout
- * is at least the lease duration (which exceeds the renew deadline).</li>
- * <li>A renewal fails after any SUSPENDED since the grant, so the leader stops at once, unless
- * {@code keepLeadingWhileSuspended}. A grant requires the node's ephemeral owner to be the current
- * session (CURATOR-696); a create whose answer arrives after its call gave up deletes the node it
- * made and nothing else (CURATOR-498); watch events of an ended session are ignored.</li>
+ * <li>The lease goes to the lowest node once the previous holder's node is gone
+ * (released, session ended, or re-queued by a forced change). Every other node watches
+ * only its predecessor, so the successor learns within milliseconds and nobody else wakes
+ * up.</li>
+ * <li>Expiry is the end of the holder's session: {@link Lease#expiresIn()} reads as the
+ * holder's lease duration while its node lives, zero once it is gone. A renewal is a
+ * multi-operation committed by the ZooKeeper leader, so it also proves that the session
+ * was alive at that instant; the session then lives at least a session timeout longer,
+ * while the leader believes at most a renew deadline longer. Hence {@link #tryAcquire}
+ * grants only when the negotiated session timeout is at least the lease duration (which
+ * exceeds the renew deadline).</li>
+ * <li>A renewal fails after any SUSPENDED since the grant, so the leader stops at once,
+ * unless {@code keepLeadingWhileSuspended}. A grant requires the node's ephemeral owner
+ * to be the current session (CURATOR-696); a create whose answer arrives after its call
+ * gave up deletes the node it made and nothing else (CURATOR-498); watch events of an
+ * ended session are ignored.</li>
  * </ul>
  *
- * <p>IMPORTANT: only {@link #tryAcquire} carries a candidate id, and the engine calls it only when
- * {@link #read} says the lease may be taken. So that followers queue (and watch their predecessor)
- * from the start, a read through a store that {@linkplain #watch watches} a group with more
- * watchers than queued nodes reports the lease as expired: the engine then calls
- * {@code tryAcquire}, which queues the candidate, and the next read tells the truth.
+ * <p>
+ * IMPORTANT: only {@link #tryAcquire} carries a candidate id, and the engine calls it
+ * only when {@link #read} says the lease may be taken. So that followers queue (and watch
+ * their predecessor) from the start, a read through a store that {@linkplain #watch
+ * watches} a group with more watchers than queued nodes reports the lease as expired: the
+ * engine then calls {@code tryAcquire}, which queues the candidate, and the next read
+ * tells the truth.
  */
 public class ZookeeperLeaseStore implements LeaseStore {
 
@@ -90,13 +98,18 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
 
-	/** Groups seen granted: finding one of them never granted means that ZooKeeper lost its data. */
+	/**
+	 * Groups seen granted: finding one of them never granted means that ZooKeeper lost
+	 * its data.
+	 */
 	private final Set<String> grantedGroups = ConcurrentHashMap.newKeySet();
 
 	/** The last connection state reported, or null before the first report. */
 	private volatile @Nullable ConnectionState connection;
 
-	/** How many times the connection was SUSPENDED or LOST: a grant does not survive one. */
+	/**
+	 * How many times the connection was SUSPENDED or LOST: a grant does not survive one.
+	 */
 	private final AtomicLong suspensions = new AtomicLong();
 
 	public ZookeeperLeaseStore(CuratorFramework client) {
@@ -106,14 +119,16 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	/**
 	 * Creates a store on a client, started or not.
 	 * @param basePath the node under which the groups live
-	 * @param keepLeadingWhileSuspended whether a leader keeps leading while the connection is
-	 * SUSPENDED, until it is LOST or the leader's renew deadline passes. With Curator's LeaderLatch
-	 * this policy gave two leaders (CURATOR-460), because the time until LOST was counted from
-	 * SUSPENDED, which itself comes up to two thirds of a session timeout after the last contact.
-	 * Here the belief ends at the renew deadline counted from the start of the last successful
-	 * renewal, which the server saw, and the session outlives it by at least the session timeout
-	 * minus the renew deadline; the remaining risk is clock rates that differ by more than that.
-	 * @throws IllegalArgumentException if the base path does not match {@value #BASE_PATH_PATTERN}
+	 * @param keepLeadingWhileSuspended whether a leader keeps leading while the
+	 * connection is SUSPENDED, until it is LOST or the leader's renew deadline passes.
+	 * With Curator's LeaderLatch this policy gave two leaders (CURATOR-460), because the
+	 * time until LOST was counted from SUSPENDED, which itself comes up to two thirds of
+	 * a session timeout after the last contact. Here the belief ends at the renew
+	 * deadline counted from the start of the last successful renewal, which the server
+	 * saw, and the session outlives it by at least the session timeout minus the renew
+	 * deadline; the remaining risk is clock rates that differ by more than that.
+	 * @throws IllegalArgumentException if the base path does not match
+	 * {@value #BASE_PATH_PATTERN}
 	 */
 	public ZookeeperLeaseStore(CuratorFramework client, String basePath, boolean keepLeadingWhileSuspended) {
 		this.zookeeper = new CuratorCalls(Objects.requireNonNull(client, "client"));
@@ -125,7 +140,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	static String requireValidBasePath(String basePath) {
 		Objects.requireNonNull(basePath, "basePath");
 		if (!BASE_PATH.matcher(basePath).matches()) {
-			throw new IllegalArgumentException("Invalid base path '" + basePath + "': it must match " + BASE_PATH_PATTERN);
+			throw new IllegalArgumentException(
+					"Invalid base path '" + basePath + "': it must match " + BASE_PATH_PATTERN);
 		}
 		if (basePath.equals("/zookeeper") || basePath.startsWith("/zookeeper/")) {
 			throw new IllegalArgumentException("Invalid base path '" + basePath + "': /zookeeper is ZooKeeper's own");
@@ -158,7 +174,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			synchronized (member) {
 				Optional<Lease> lease = acquire(member, leaseDuration, deadline);
 				if (lease.isEmpty() && watched && watcherCount(group) == 0) {
-					leave(member); // the elector stopped meanwhile: do not stay queued for nobody
+					leave(member); // the elector stopped meanwhile: do not stay queued
+									// for nobody
 				}
 				return lease;
 			}
@@ -180,23 +197,27 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			member.term = 0;
 			armWatch(member, view);
 			if (joined) {
-				notifyWatchers(member.group); // queued now: let the elector read the truth at once
+				notifyWatchers(member.group); // queued now: let the elector read the
+												// truth at once
 			}
 			return Optional.empty();
 		}
 		boolean seenGranted = this.grantedGroups.contains(member.group);
 		long suspensionsBefore = this.suspensions.get();
-		// CURATOR-696: after a new session, never grant on a node that this session does not own.
+		// CURATOR-696: after a new session, never grant on a node that this session does
+		// not own.
 		long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
 		CuratorEvent exists = this.zookeeper.exists(nodePath(member.group, node), deadline);
 		if (exists.getStat() == null || exists.getStat().getEphemeralOwner() != session) {
 			member.node = null;
 			return Optional.empty();
 		}
-		// After a forced change the previous holder may believe for its lease duration still. So may
+		// After a forced change the previous holder may believe for its lease duration
+		// still. So may
 		// the holder of a group whose grants ZooKeeper lost.
 		long quietMillis = (last.term() == 0 && seenGranted) ? leaseDuration.toMillis() : last.quietMillis();
-		// The wait stays in the group node until this holder's renewals see it over, so that a release
+		// The wait stays in the group node until this holder's renewals see it over, so
+		// that a release
 		// before then passes it on to the next holder.
 		Grant grant = new Grant(view.nextTerm(), member.candidateId, node, leaseDuration.toMillis(), quietMillis);
 		CuratorEvent result = this.zookeeper.transaction(deadline, this.zookeeper.check(nodePath(member.group, node)),
@@ -207,7 +228,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 		member.granted(grant, CuratorCalls.newVersion(result), session, suspensionsBefore);
 		this.grantedGroups.add(member.group);
-		armWatch(member, view); // the holder watches its own node, which a forced change deletes
+		armWatch(member, view); // the holder watches its own node, which a forced change
+								// deletes
 		return Optional.of(new Lease(member.group, member.candidateId, grant.term(), leaseDuration,
 				Duration.ofMillis(quietMillis)));
 	}
@@ -224,8 +246,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				throw new LeaderElectionException("Not connected to ZooKeeper (" + state + "); keeping the lease until "
 						+ "the renew deadline, as keepLeadingWhileSuspended asks");
 			}
-			// Even if the connection is back by now: the safe default stops on every suspension, as
-			// Curator's LeaderLatch does, and the candidate acquires again with a new term.
+			// Even if the connection is back by now: the safe default stops on every
+			// suspension, as
+			// Curator's LeaderLatch does, and the candidate acquires again with a new
+			// term.
 			if (!isConnected() || (!this.keepLeadingWhileSuspended && this.suspensions.get() != member.suspensions)) {
 				member.term = 0;
 				return false;
@@ -240,10 +264,13 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				long millis = leaseDuration.toMillis();
 				long quietMillis = member.isActive() ? 0 : member.quietMillis;
 				boolean changed = millis != member.leaseMillis || quietMillis != member.quietMillis;
-				// Checks only, unless something changed: still a write, committed by the ZooKeeper
-				// leader, so that no lagging server can confirm a lease it does not know was lost.
-				CuratorOp granted = changed ? this.zookeeper.setData(groupPath, member.version,
-						new Grant(member.term, member.candidateId, node, millis, quietMillis).bytes())
+				// Checks only, unless something changed: still a write, committed by the
+				// ZooKeeper
+				// leader, so that no lagging server can confirm a lease it does not know
+				// was lost.
+				CuratorOp granted = changed
+						? this.zookeeper.setData(groupPath, member.version,
+								new Grant(member.term, member.candidateId, node, millis, quietMillis).bytes())
 						: this.zookeeper.check(groupPath, member.version);
 				CuratorEvent result = this.zookeeper.transaction(deadline,
 						this.zookeeper.check(nodePath(member.group, node)), granted);
@@ -262,9 +289,9 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Clears the holder and deletes its node, if the group still names this lease's holder and
-	 * term, through any store. If the holder was still waiting out an earlier holder, the next one
-	 * waits as long.
+	 * Clears the holder and deletes its node, if the group still names this lease's
+	 * holder and term, through any store. If the holder was still waiting out an earlier
+	 * holder, the next one waits as long.
 	 */
 	@Override
 	public void release(Lease lease, Duration timeout) {
@@ -314,11 +341,12 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Names a running candidate as holder with a new term: the nodes ahead of it are deleted (their
-	 * candidates queue again at the end), so that it is the lowest, and it acts only after the lease
-	 * duration of the previous holder, whose renewals fail from now on.
-	 * @throws IllegalStateException if the candidate has no node in the group's queue: ZooKeeper has
-	 * no clock to expire a lease named for a candidate that never shows up
+	 * Names a running candidate as holder with a new term: the nodes ahead of it are
+	 * deleted (their candidates queue again at the end), so that it is the lowest, and it
+	 * acts only after the lease duration of the previous holder, whose renewals fail from
+	 * now on.
+	 * @throws IllegalStateException if the candidate has no node in the group's queue:
+	 * ZooKeeper has no clock to expire a lease named for a candidate that never shows up
 	 */
 	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
@@ -330,9 +358,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				List<@Nullable String> ids = candidateIds(group, queue, deadline);
 				int index = ids.indexOf(candidateId);
 				if (view == null || index < 0) {
-					throw new IllegalStateException("Candidate '" + candidateId + "' does not take part in the election of "
-							+ "group '" + group + "' (participants: " + ids.stream().filter(Objects::nonNull).toList()
-							+ "): only a running candidate can be forced to lead");
+					throw new IllegalStateException(
+							"Candidate '" + candidateId + "' does not take part in the election of " + "group '" + group
+									+ "' (participants: " + ids.stream().filter(Objects::nonNull).toList()
+									+ "): only a running candidate can be forced to lead");
 				}
 				String target = queue.get(index);
 				if (candidateId.equals(view.grant().holder()) && target.equals(view.grant().node())) {
@@ -346,7 +375,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				for (String ahead : queue.subList(0, index)) {
 					operations.add(this.zookeeper.delete(nodePath(group, ahead)));
 				}
-				if (!CuratorCalls.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))) {
+				if (!CuratorCalls
+					.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))) {
 					return null;
 				}
 				if (attempt == 3) {
@@ -357,8 +387,9 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Removes the holder, keeping the term. The holder's node is deleted (it queues again at the
-	 * end), and the next holder acts only after the previous holder's lease duration.
+	 * Removes the holder, keeping the term. The holder's node is deleted (it queues again
+	 * at the end), and the next holder acts only after the previous holder's lease
+	 * duration.
 	 */
 	@Override
 	public void clear(String group, Duration timeout) {
@@ -375,7 +406,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				if (view.hasLiveHolder()) {
 					operations.add(this.zookeeper.delete(nodePath(group, Objects.requireNonNull(last.node()))));
 				}
-				if (!CuratorCalls.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))) {
+				if (!CuratorCalls
+					.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))) {
 					return null;
 				}
 				if (attempt == 3) {
@@ -385,12 +417,18 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		});
 	}
 
-	/** The candidate ids queued in a group: the holder (if any) first, then in the order they take over. */
+	/**
+	 * The candidate ids queued in a group: the holder (if any) first, then in the order
+	 * they take over.
+	 */
 	public List<String> participants(String group) {
 		return participants(group, PARTICIPANTS_TIMEOUT);
 	}
 
-	/** The candidate ids queued in a group: the holder (if any) first, then in the order they take over. */
+	/**
+	 * The candidate ids queued in a group: the holder (if any) first, then in the order
+	 * they take over.
+	 */
 	public List<String> participants(String group, Duration timeout) {
 		return execute("list the participants of", group, timeout, (deadline) -> {
 			GroupView view = view(group, deadline);
@@ -400,10 +438,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Calls back when this store's candidate in the group may take over or lost its node: the node
-	 * it watches (its predecessor, or its own while it leads) was deleted, or the connection
-	 * changed. Closing leaves the queue, unless the candidate holds the lease, which the elector
-	 * releases once its leader-only work has stopped.
+	 * Calls back when this store's candidate in the group may take over or lost its node:
+	 * the node it watches (its predecessor, or its own while it leads) was deleted, or
+	 * the connection changed. Closing leaves the queue, unless the candidate holds the
+	 * lease, which the elector releases once its leader-only work has stopped.
 	 */
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {
@@ -438,7 +476,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			join(member, deadline);
 		}
 		catch (Exception ex) {
-			// The next read reports the lease as open, and the elector's tryAcquire queues it.
+			// The next read reports the lease as open, and the elector's tryAcquire
+			// queues it.
 			logger.debug("Could not queue candidate '{}' again in group '{}'", member.candidateId, member.group, ex);
 		}
 	}
@@ -455,7 +494,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 	}
 
-	/** Watches the member's predecessor, or its own node if it is first; one watch at a time. */
+	/**
+	 * Watches the member's predecessor, or its own node if it is first; one watch at a
+	 * time.
+	 */
 	private void armWatch(Member member, GroupView view) {
 		int index = (member.node != null) ? view.queue().indexOf(member.node) : -1;
 		if (index < 0) {
@@ -467,14 +509,16 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			return;
 		}
 		Watcher watcher = (event) -> {
-			// Connection events (type None) are not about the node; the watches of an expired
+			// Connection events (type None) are not about the node; the watches of an
+			// expired
 			// session are forgotten by stateChanged.
 			if (event.getType() != Watcher.Event.EventType.None && member.stopWatching(target)) {
 				notifyWatchers(member.group);
 			}
 		};
 		try {
-			// getData rather than exists: no watch stays behind on a node that is already gone.
+			// getData rather than exists: no watch stays behind on a node that is already
+			// gone.
 			this.zookeeper.watch(nodePath(member.group, target), watcher, (client, event) -> {
 				if (!CuratorCalls.isOk(event) && member.stopWatching(target)
 						&& event.getResultCode() == Code.NONODE.intValue()) {
@@ -506,7 +550,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		if (state == ConnectionState.LOST) {
 			this.members.values().forEach((group) -> group.values().forEach((member) -> member.watched.set(null)));
 		}
-		// Every elector re-evaluates at once: on SUSPENDED a leader stops now, not at its next renewal.
+		// Every elector re-evaluates at once: on SUSPENDED a leader stops now, not at its
+		// next renewal.
 		this.watchers.keySet().forEach(this::notifyWatchers);
 	}
 
@@ -523,7 +568,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		int sessionTimeout = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
 		if (sessionTimeout < leaseDuration.toMillis()) {
 			throw new IllegalStateException("The ZooKeeper session timeout (" + sessionTimeout + " ms, as negotiated "
-					+ "with the server) is shorter than the lease duration (" + leaseDuration + "), so a leader cut off "
+					+ "with the server) is shorter than the lease duration (" + leaseDuration
+					+ "), so a leader cut off "
 					+ "from ZooKeeper could still believe it leads when its session expires and another candidate takes "
 					+ "over. Raise the session timeout to at least the lease duration (the server caps it at its "
 					+ "maxSessionTimeout, 20 ticks by default), or shorten the lease duration.");
@@ -534,7 +580,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	private @Nullable GroupView view(String group, long deadline) throws Exception {
 		String path = groupPath(group);
-		// The data first: a grant made after this read changes its version, which every write checks.
+		// The data first: a grant made after this read changes its version, which every
+		// write checks.
 		CuratorEvent data = this.zookeeper.getData(path, deadline);
 		CuratorEvent children = CuratorCalls.isOk(data) ? this.zookeeper.getChildren(path, deadline) : data;
 		if (!CuratorCalls.isOk(children)) {
@@ -572,7 +619,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new LeaderElectionException("Interrupted while trying to " + operation + " group '" + group + "'", ex);
+			throw new LeaderElectionException("Interrupted while trying to " + operation + " group '" + group + "'",
+					ex);
 		}
 		catch (Exception ex) {
 			throw new LeaderElectionException("Could not " + operation + " group '" + group + "' in ZooKeeper under "
@@ -590,7 +638,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		return groupPath(group) + "/" + node;
 	}
 
-	/** Group names may hold any character: keep letters, digits, '_' and '-', percent-encode the rest. */
+	/**
+	 * Group names may hold any character: keep letters, digits, '_' and '-',
+	 * percent-encode the rest.
+	 */
 	static String encode(String group) {
 		StringBuilder segment = new StringBuilder();
 		for (byte b : group.getBytes(StandardCharsets.UTF_8)) {
@@ -646,7 +697,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		/** The term of its grant, or 0 when it does not hold the lease. */
 		volatile long term;
 
-		/** The version of the group node after its grant, or after its last renewal that wrote. */
+		/**
+		 * The version of the group node after its grant, or after its last renewal that
+		 * wrote.
+		 */
 		volatile int version;
 
 		volatile long leaseMillis;
@@ -657,7 +711,9 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		/** The store's suspension count before it was granted. */
 		volatile long suspensions;
 
-		/** How long it had to wait out an earlier holder, as recorded in the group node. */
+		/**
+		 * How long it had to wait out an earlier holder, as recorded in the group node.
+		 */
 		volatile long quietMillis;
 
 		/** When that wait ends, by this process's monotonic clock. */
@@ -678,7 +734,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			this.session = session;
 			this.suspensions = suspensions;
 			this.quietMillis = grant.quietMillis();
-			// Counted once the grant is committed: by then the earlier holder's wait has begun.
+			// Counted once the grant is committed: by then the earlier holder's wait has
+			// begun.
 			this.activeFromNanos = System.nanoTime() + grant.quietMillis() * 1_000_000;
 		}
 

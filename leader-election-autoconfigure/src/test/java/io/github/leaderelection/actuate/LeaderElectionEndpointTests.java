@@ -18,13 +18,13 @@ import io.github.leaderelection.memory.InMemoryLeaseStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link LeaderElectionEndpoint}, with two candidates sharing one in-memory store.
+ * Tests for {@link LeaderElectionEndpoint}, with two candidates sharing one in-memory
+ * store.
  */
 class LeaderElectionEndpointTests {
 

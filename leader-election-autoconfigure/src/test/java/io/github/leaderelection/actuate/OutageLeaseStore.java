@@ -8,7 +8,8 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 
 /**
- * An in-memory store whose every call fails while the test cuts it off, as a store outage would.
+ * An in-memory store whose every call fails while the test cuts it off, as a store outage
+ * would.
  */
 public class OutageLeaseStore implements LeaseStore {
 

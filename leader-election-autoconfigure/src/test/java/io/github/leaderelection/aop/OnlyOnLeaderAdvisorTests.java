@@ -49,9 +49,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link OnlyOnLeaderAdvisor} and {@link OnlyOnLeaderInterceptor}, applied by the
- * auto-configuration. This instance leads the application's group ({@code default}) and is a
- * follower in {@code reports}, whose lease another candidate holds.
+ * Tests for {@link OnlyOnLeaderAdvisor} and {@link OnlyOnLeaderInterceptor}, applied by
+ * the auto-configuration. This instance leads the application's group ({@code default})
+ * and is a follower in {@code reports}, whose lease another candidate holds.
  */
 class OnlyOnLeaderAdvisorTests {
 
@@ -256,8 +256,8 @@ class OnlyOnLeaderAdvisorTests {
 		this.contextRunner.withBean(BlankGroup.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause().hasMessage("group must not be blank");
-			assertThat(context.getStartupFailure()).hasMessageContaining("Invalid group ' ' in @OnlyOnLeader on "
-					+ BlankGroup.class.getName() + "#run()");
+			assertThat(context.getStartupFailure())
+				.hasMessageContaining("Invalid group ' ' in @OnlyOnLeader on " + BlankGroup.class.getName() + "#run()");
 		});
 	}
 
@@ -438,7 +438,10 @@ class OnlyOnLeaderAdvisorTests {
 			return Thread.currentThread().isInterrupted();
 		}
 
-		/** Runs past its leadership until released; answers whether the leadership is still valid. */
+		/**
+		 * Runs past its leadership until released; answers whether the leadership is
+		 * still valid.
+		 */
 		@OnlyOnLeader
 		public boolean awaitRelease() {
 			this.started.countDown();

@@ -47,8 +47,8 @@ class OnlyOnLeaderInterceptorTests {
 		.shutdownTimeout(Duration.ofSeconds(20))
 		.build();
 
-	private final OnlyOnLeaderInterceptor interceptor = new OnlyOnLeaderInterceptor(() -> this.engine,
-			() -> "default", () -> Duration.ofSeconds(20));
+	private final OnlyOnLeaderInterceptor interceptor = new OnlyOnLeaderInterceptor(() -> this.engine, () -> "default",
+			() -> Duration.ofSeconds(20));
 
 	private final Job target = new Job();
 
@@ -129,7 +129,8 @@ class OnlyOnLeaderInterceptorTests {
 	@Test
 	void interruptsCallsOfManyThreadsOnRevoke() throws Exception {
 		LeaderElection election = startLeading();
-		// More threads than the interceptor has slots, so that some calls are in its overflow set.
+		// More threads than the interceptor has slots, so that some calls are in its
+		// overflow set.
 		int threads = 48;
 		ExecutorService executor = Executors.newFixedThreadPool(threads);
 		try {
@@ -182,10 +183,10 @@ class OnlyOnLeaderInterceptorTests {
 	}
 
 	/**
-	 * Not deterministic: calls start while terms end and begin, so that some revocations fall
-	 * between a call's check and its registration. Once the interceptor has handled the revocation
-	 * of a term (a listener added after it has been told), a call of that term that still runs must
-	 * have been interrupted.
+	 * Not deterministic: calls start while terms end and begin, so that some revocations
+	 * fall between a call's check and its registration. Once the interceptor has handled
+	 * the revocation of a term (a listener added after it has been told), a call of that
+	 * term that still runs must have been interrupted.
 	 */
 	@Test
 	void noCallOfARevokedTermRunsUninterruptedAfterTheRevocation() throws Exception {
@@ -346,8 +347,10 @@ class OnlyOnLeaderInterceptorTests {
 			for (int i = 0; i < 1000; i++) {
 				Thread.onSpinWait();
 			}
-			// Read in this order: once the term is known revoked here, the interceptor has already
-			// interrupted this thread (it ran before the listener that recorded the term).
+			// Read in this order: once the term is known revoked here, the interceptor
+			// has already
+			// interrupted this thread (it ran before the listener that recorded the
+			// term).
 			if (this.revokedTerms.contains(term) && !Thread.currentThread().isInterrupted()) {
 				this.uninterruptedAfterRevocation.incrementAndGet();
 			}

@@ -8,8 +8,8 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Publishes the {@link ApplicationReadyEvent} that {@code SpringApplication} would, for contexts
- * made by an {@code ApplicationContextRunner}: the election starts on it.
+ * Publishes the {@link ApplicationReadyEvent} that {@code SpringApplication} would, for
+ * contexts made by an {@code ApplicationContextRunner}: the election starts on it.
  */
 public final class ApplicationReady {
 

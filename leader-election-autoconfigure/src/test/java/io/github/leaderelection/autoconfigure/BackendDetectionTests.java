@@ -28,8 +28,8 @@ class BackendDetectionTests {
 		BackendDetection detection = new BackendDetection(List.of(
 				new BackendDetection.Candidate(LeaderElectionBackend.JDBC, "a DataSource bean", "add one", "jdbc",
 						(classLoader) -> true, (context) -> true),
-				new BackendDetection.Candidate(LeaderElectionBackend.REDIS, "a RedisConnectionFactory bean",
-						"add one", "redis", (classLoader) -> true, (context) -> true)));
+				new BackendDetection.Candidate(LeaderElectionBackend.REDIS, "a RedisConnectionFactory bean", "add one",
+						"redis", (classLoader) -> true, (context) -> true)));
 		LeaderElectionConfigurationException failure = detection.noStore(null, this.context);
 		assertThat(failure.getMessage()).isEqualTo("Several leader election backends fit the application and "
 				+ "leader-election.backend is not set: jdbc (detected by a DataSource bean), redis (detected by a "

@@ -31,8 +31,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link DisabledLeaderElectionAutoConfiguration}: with
- * {@code leader-election.enabled=false} this instance leads every group, unelected, in term 0,
- * and code written for an election runs unchanged.
+ * {@code leader-election.enabled=false} this instance leads every group, unelected, in
+ * term 0, and code written for an election runs unchanged.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class DisabledLeaderElectionAutoConfigurationTests {
@@ -67,8 +67,9 @@ class DisabledLeaderElectionAutoConfigurationTests {
 
 	@Test
 	void exposesUnelectedLeadershipInsideGuardedMethods() {
-		this.contextRunner.withPropertyValues("leader-election.enabled=false", "spring.application.name=billing",
-				"leader-election.candidate-id=node-1")
+		this.contextRunner
+			.withPropertyValues("leader-election.enabled=false", "spring.application.name=billing",
+					"leader-election.candidate-id=node-1")
 			.run((context) -> {
 				Optional<Leadership> inside = context.getBean(Dispatcher.class).leadership();
 				assertThat(inside).isPresent();
@@ -82,8 +83,9 @@ class DisabledLeaderElectionAutoConfigurationTests {
 
 	@Test
 	void providesElectionOfApplicationGroupThatLeadsInTermZero() {
-		this.contextRunner.withPropertyValues("leader-election.enabled=false", "spring.application.name=billing",
-				"leader-election.candidate-id=node-1")
+		this.contextRunner
+			.withPropertyValues("leader-election.enabled=false", "spring.application.name=billing",
+					"leader-election.candidate-id=node-1")
 			.run((context) -> {
 				LeaderElection election = context.getBean(LeaderElection.class);
 				assertThat(election.group()).isEqualTo("billing");

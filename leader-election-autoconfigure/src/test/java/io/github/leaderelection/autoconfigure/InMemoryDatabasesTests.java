@@ -22,8 +22,8 @@ class InMemoryDatabasesTests {
 	@NullSource
 	@ValueSource(strings = { "jdbc:h2:file:/var/lib/app/leases;AUTO_SERVER=TRUE", "jdbc:h2:~/leases",
 			"jdbc:h2:tcp://db.internal/mem:leases", "jdbc:hsqldb:hsql://db.internal/mem", "jdbc:hsqldb:file:leases",
-			"jdbc:derby://db.internal:1527/memory:leases", "jdbc:derby:leases",
-			"jdbc:postgresql://mem:5432/h2:mem:", "jdbc:mariadb://127.0.0.1:3306/test", "h2:mem:leases" })
+			"jdbc:derby://db.internal:1527/memory:leases", "jdbc:derby:leases", "jdbc:postgresql://mem:5432/h2:mem:",
+			"jdbc:mariadb://127.0.0.1:3306/test", "h2:mem:leases" })
 	void takesOtherDatabasesForShared(String url) {
 		assertThat(InMemoryDatabases.isInMemoryUrl(url)).isFalse();
 	}

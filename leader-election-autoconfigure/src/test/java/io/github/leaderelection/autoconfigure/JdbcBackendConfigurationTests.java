@@ -63,7 +63,8 @@ class JdbcBackendConfigurationTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-	// Most tests elect through an in-memory database of their own, which applications may not.
+	// Most tests elect through an in-memory database of their own, which applications may
+	// not.
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(DataSourceAutoConfiguration.class, LeaderElectionAutoConfiguration.class))
@@ -170,10 +171,11 @@ class JdbcBackendConfigurationTests {
 	void usesDataSourceMarkedWithQualifierAmongSeveral() {
 		this.contextRunner.withUserConfiguration(QualifiedDataSourceConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(JdbcLeaseStore.class);
-			assertThatNoException().isThrownBy(
-					() -> new JdbcLeaseStore(context.getBean("leaderElectionDataSource", DataSource.class)).verifyTable());
-			assertThatIllegalStateException()
-				.isThrownBy(() -> new JdbcLeaseStore(context.getBean("mainDataSource", DataSource.class)).verifyTable());
+			assertThatNoException()
+				.isThrownBy(() -> new JdbcLeaseStore(context.getBean("leaderElectionDataSource", DataSource.class))
+					.verifyTable());
+			assertThatIllegalStateException().isThrownBy(
+					() -> new JdbcLeaseStore(context.getBean("mainDataSource", DataSource.class)).verifyTable());
 		});
 	}
 
@@ -194,8 +196,8 @@ class JdbcBackendConfigurationTests {
 			assertThat(analysis.getDescription()).contains("cannot choose among the DataSource beans")
 				.contains("mainDataSource")
 				.contains("otherDataSource");
-			assertThat(analysis.getAction()).startsWith("Mark the DataSource that holds the lease table with "
-					+ "@LeaderElectionDataSource (or @Primary)");
+			assertThat(analysis.getAction()).startsWith(
+					"Mark the DataSource that holds the lease table with " + "@LeaderElectionDataSource (or @Primary)");
 		});
 	}
 
@@ -206,8 +208,8 @@ class JdbcBackendConfigurationTests {
 				FailureAnalysis analysis = analyze(context);
 				assertThat(analysis.getDescription())
 					.startsWith("Invalid value 'leases; DROP TABLE users' for leader-election.jdbc.table-name");
-				assertThat(analysis.getAction()).startsWith("Set leader-election.jdbc.table-name to a table name of "
-						+ "letters, digits and underscores");
+				assertThat(analysis.getAction()).startsWith(
+						"Set leader-election.jdbc.table-name to a table name of " + "letters, digits and underscores");
 			});
 	}
 
@@ -249,13 +251,12 @@ class JdbcBackendConfigurationTests {
 	void failsWhenDatabaseIsDerbyInMemory() {
 		// Derby writes derby.log into the working directory unless told otherwise.
 		System.setProperty("derby.stream.error.field", "java.lang.System.err");
-		this.contextRunner.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false")
-			.withBean(DataSource.class, () -> {
-				EmbeddedDataSource dataSource = new EmbeddedDataSource();
-				dataSource.setDatabaseName("memory:elections");
-				dataSource.setCreateDatabase("create");
-				return dataSource;
-			})
+		this.contextRunner.withPropertyValues(ALLOW_IN_MEMORY_DATABASE + "=false").withBean(DataSource.class, () -> {
+			EmbeddedDataSource dataSource = new EmbeddedDataSource();
+			dataSource.setDatabaseName("memory:elections");
+			dataSource.setCreateDatabase("create");
+			return dataSource;
+		})
 			.run((context) -> assertThat(analyze(context).getDescription())
 				.startsWith("Leader election would elect through jdbc:derby:memory:elections, an in-memory database"));
 	}
@@ -475,7 +476,10 @@ class JdbcBackendConfigurationTests {
 		return "leader_election_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 	}
 
-	/** Connections whose last statement was the LISTEN of the table's channel: those listening. */
+	/**
+	 * Connections whose last statement was the LISTEN of the table's channel: those
+	 * listening.
+	 */
 	private static long postgresListeners(String table) {
 		try (Connection connection = TestDatabases.postgres().getConnection();
 				PreparedStatement statement = connection
@@ -531,7 +535,10 @@ class JdbcBackendConfigurationTests {
 		return h2("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
 	}
 
-	/** A database that answers the first connection request only, then refuses like a closed port. */
+	/**
+	 * A database that answers the first connection request only, then refuses like a
+	 * closed port.
+	 */
 	static class AnsweringOnce extends DelegatingDataSource {
 
 		private final AtomicBoolean answered = new AtomicBoolean();

@@ -93,7 +93,8 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void appliesCustomizersAfterProperties() {
-		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.candidate-id=node-1")
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.candidate-id=node-1")
 			.withBean(LeaderElectionEngineCustomizer.class, () -> (builder) -> builder.candidateId("customized"))
 			.run((context) -> assertThat(context.getBean(LeaderElectionEngine.class).candidateId())
 				.isEqualTo("customized"));
@@ -103,8 +104,7 @@ class LeaderElectionAutoConfigurationTests {
 	void backsOffWhenUserDefinesLeaseStore() {
 		this.contextRunner.withUserConfiguration(UserLeaseStoreConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(LeaseStore.class);
-			assertThat(context.getBean(LeaderElectionEngine.class).store())
-				.isSameAs(context.getBean("userLeaseStore"));
+			assertThat(context.getBean(LeaderElectionEngine.class).store()).isSameAs(context.getBean("userLeaseStore"));
 		});
 	}
 
@@ -185,8 +185,9 @@ class LeaderElectionAutoConfigurationTests {
 	void warnsOnceThatUnnamedApplicationsShareTheDefaultGroup(CapturedOutput output) {
 		this.contextRunner.withPropertyValues("leader-election.backend=in-memory").run((context) -> {
 			assertThat(context.getBean(LeaderElection.class).group()).isEqualTo("default");
-			assertThat(output).containsOnlyOnce("Leader election joins group 'default' because neither "
-					+ "leader-election.group nor spring.application.name is set")
+			assertThat(output)
+				.containsOnlyOnce("Leader election joins group 'default' because neither "
+						+ "leader-election.group nor spring.application.name is set")
 				.contains("Set spring.application.name");
 		});
 	}
@@ -204,8 +205,9 @@ class LeaderElectionAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("leader-election.backend=mongo").run((context) -> {
 			FailureAnalysis analysis = analyze(context);
 			assertThat(analysis.getDescription()).startsWith("Invalid value 'mongo' for leader-election.backend");
-			assertThat(analysis.getAction()).isEqualTo("Set leader-election.backend to a backend on the class path (jdbc, "
-					+ "redis, zookeeper, in-memory), or remove it to detect the backend from the application's beans.");
+			assertThat(analysis.getAction())
+				.isEqualTo("Set leader-election.backend to a backend on the class path (jdbc, "
+						+ "redis, zookeeper, in-memory), or remove it to detect the backend from the application's beans.");
 		});
 	}
 
@@ -238,8 +240,7 @@ class LeaderElectionAutoConfigurationTests {
 		this.contextRunner
 			.withPropertyValues("leader-election.backend=in-memory", "leader-election.renew-deadline=5s",
 					"leader-election.retry-period=5s")
-			.run((context) -> assertThat(analyze(context).getDescription())
-				.contains("leader-election.retry-period=5s")
+			.run((context) -> assertThat(analyze(context).getDescription()).contains("leader-election.retry-period=5s")
 				.contains("renew-deadline must be greater than 1.2 x retry-period"));
 	}
 
@@ -263,8 +264,10 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void failsWithClearMessageWhenLeaseDurationIsNegative() {
-		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.lease-duration=-15s")
-			.run((context) -> assertThat(analyze(context).getDescription()).contains("leader-election.lease-duration=-15s")
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.lease-duration=-15s")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.contains("leader-election.lease-duration=-15s")
 				.contains("lease-duration must be positive")
 				.doesNotContain("must be greater than renew-deadline"));
 	}
@@ -272,7 +275,8 @@ class LeaderElectionAutoConfigurationTests {
 	@Test
 	void failsWithClearMessageWhenRenewDeadlineIsZero() {
 		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.renew-deadline=0s")
-			.run((context) -> assertThat(analyze(context).getDescription()).contains("renew-deadline must be positive"));
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.contains("renew-deadline must be positive"));
 	}
 
 	@Test
@@ -289,17 +293,20 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void failsWithClearMessageWhenShutdownTimeoutIsZeroWhichWouldWaitForever() {
-		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.shutdown-timeout=0s")
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.shutdown-timeout=0s")
 			.run((context) -> assertThat(analyze(context).getDescription())
 				.isEqualTo("Invalid value '0s' for leader-election.shutdown-timeout: it must be positive"));
 	}
 
 	@Test
 	void failsWithClearMessageWhenDurationCannotBeRead() {
-		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.lease-duration=soon")
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.lease-duration=soon")
 			.run((context) -> {
 				FailureAnalysis analysis = analyze(context);
-				assertThat(analysis.getDescription()).startsWith("Invalid value 'soon' for leader-election.lease-duration");
+				assertThat(analysis.getDescription())
+					.startsWith("Invalid value 'soon' for leader-election.lease-duration");
 				assertThat(analysis.getAction())
 					.isEqualTo("Set leader-election.lease-duration to a duration such as 15s, 500ms or PT15S.");
 			});
@@ -320,9 +327,8 @@ class LeaderElectionAutoConfigurationTests {
 	void failsWithClearMessageWhenApplicationNameIsTooLongForGroup() {
 		this.contextRunner
 			.withPropertyValues("leader-election.backend=in-memory", "spring.application.name=" + "a".repeat(300))
-			.run((context) -> assertThat(analyze(context).getDescription())
-				.startsWith("Invalid value '" + "a".repeat(300) + "' for spring.application.name: group must be at "
-						+ "most 255 characters"));
+			.run((context) -> assertThat(analyze(context).getDescription()).startsWith("Invalid value '"
+					+ "a".repeat(300) + "' for spring.application.name: group must be at " + "most 255 characters"));
 	}
 
 	@Test

@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LeaderElectionEndpointAutoConfigurationTests {
 
-	// Converts 'read-only' and the like to Access, as SpringApplication's environment does.
+	// Converts 'read-only' and the like to Access, as SpringApplication's environment
+	// does.
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withInitializer((context) -> context.getEnvironment().setConversionService(new ApplicationConversionService()))
 		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class,
@@ -32,14 +33,14 @@ class LeaderElectionEndpointAutoConfigurationTests {
 		.withPropertyValues("leader-election.backend=in-memory");
 
 	/**
-	 * Discovers the endpoint's operations as Actuator does, here for JMX; access applies to the web
-	 * alike.
+	 * Discovers the endpoint's operations as Actuator does, here for JMX; access applies
+	 * to the web alike.
 	 */
 	private final ApplicationContextRunner discoveringContextRunner = this.contextRunner
 		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, JmxAutoConfiguration.class,
 				JmxEndpointAutoConfiguration.class))
-		.withPropertyValues("spring.jmx.enabled=true",
-				"spring.jmx.unique-names=true", "management.endpoints.jmx.exposure.include=leaderelection");
+		.withPropertyValues("spring.jmx.enabled=true", "spring.jmx.unique-names=true",
+				"management.endpoints.jmx.exposure.include=leaderelection");
 
 	@Test
 	void createsEndpointWhenExposed() {

@@ -29,9 +29,9 @@ class LeaderElectionFailureAnalyzerTests {
 	@Test
 	void isRegisteredAheadOfBootsAnalyzers() {
 		List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
-			.load(FailureAnalyzer.class, SpringFactoriesLoader.ArgumentResolver
-				.of(BeanFactory.class, new DefaultListableBeanFactory())
-				.and(Environment.class, new MockEnvironment()),
+			.load(FailureAnalyzer.class,
+					SpringFactoriesLoader.ArgumentResolver.of(BeanFactory.class, new DefaultListableBeanFactory())
+						.and(Environment.class, new MockEnvironment()),
 					// as Boot does: analyzers of absent technologies are left out
 					SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> {
 					}));
@@ -50,8 +50,8 @@ class LeaderElectionFailureAnalyzerTests {
 
 	@Test
 	void reportsValuesOfOwnPropertiesThatCannotBeBound() {
-		FailureAnalysis analysis = this.analyzer.analyze(bindFailure("leader-election.release-on-shutdown", "maybe",
-				Boolean.class));
+		FailureAnalysis analysis = this.analyzer
+			.analyze(bindFailure("leader-election.release-on-shutdown", "maybe", Boolean.class));
 		assertThat(analysis.getDescription())
 			.startsWith("Invalid value 'maybe' for leader-election.release-on-shutdown");
 		assertThat(analysis.getAction()).isEqualTo("Set leader-election.release-on-shutdown to true or false.");

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link LeaderElectionHealthContributorAutoConfiguration} and the health it reports.
+ * Tests for {@link LeaderElectionHealthContributorAutoConfiguration} and the health it
+ * reports.
  */
 class LeaderElectionHealthContributorAutoConfigurationTests {
 

@@ -39,9 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link LeaderElectionLifecycle}: the election starts when the application is ready
- * and stops, waiting for leader-only work, before the scheduler, the other lifecycle beans and the
- * DataSource shut down.
+ * Tests for {@link LeaderElectionLifecycle}: the election starts when the application is
+ * ready and stops, waiting for leader-only work, before the scheduler, the other
+ * lifecycle beans and the DataSource shut down.
  */
 class LeaderElectionLifecycleTests {
 
@@ -79,32 +79,34 @@ class LeaderElectionLifecycleTests {
 
 	@Test
 	void waitsForRunningLeaderOnlyMethodBeforeReleasingLeaseAndBeforeSchedulerStops() {
-		this.contextRunner.withUserConfiguration(RecordingStoreConfiguration.class, SlowJobConfiguration.class).run((context) -> {
-			ApplicationReady.publish(context);
-			SlowJob job = context.getBean(SlowJob.class);
-			assertThat(job.awaitStarted()).isTrue();
-			String candidateId = context.getBean(LeaderElection.class).candidateId();
-			LeaseStore store = context.getBean(LeaseStore.class);
-			Timeline timeline = context.getBean(Timeline.class);
-			ThreadPoolTaskScheduler scheduler = context.getBean(ThreadPoolTaskScheduler.class);
+		this.contextRunner.withUserConfiguration(RecordingStoreConfiguration.class, SlowJobConfiguration.class)
+			.run((context) -> {
+				ApplicationReady.publish(context);
+				SlowJob job = context.getBean(SlowJob.class);
+				assertThat(job.awaitStarted()).isTrue();
+				String candidateId = context.getBean(LeaderElection.class).candidateId();
+				LeaseStore store = context.getBean(LeaseStore.class);
+				Timeline timeline = context.getBean(Timeline.class);
+				ThreadPoolTaskScheduler scheduler = context.getBean(ThreadPoolTaskScheduler.class);
 
-			Thread closer = new Thread(context::close, "closer");
-			closer.start();
-			await().atMost(TIMEOUT).until(() -> !context.getBean(LeaderElection.class).isLeader());
-			Thread.sleep(300);
-			// Closing has begun and waits for the job: the lease is still held and nothing else has stopped.
-			assertThat(closer.isAlive()).isTrue();
-			assertThat(holder(store)).contains(candidateId);
-			assertThat(scheduler.getScheduledExecutor().isShutdown()).isFalse();
-			assertThat(timeline.events()).isEmpty();
+				Thread closer = new Thread(context::close, "closer");
+				closer.start();
+				await().atMost(TIMEOUT).until(() -> !context.getBean(LeaderElection.class).isLeader());
+				Thread.sleep(300);
+				// Closing has begun and waits for the job: the lease is still held and
+				// nothing else has stopped.
+				assertThat(closer.isAlive()).isTrue();
+				assertThat(holder(store)).contains(candidateId);
+				assertThat(scheduler.getScheduledExecutor().isShutdown()).isFalse();
+				assertThat(timeline.events()).isEmpty();
 
-			job.finish();
-			closer.join(TIMEOUT.toMillis());
-			assertThat(closer.isAlive()).isFalse();
-			assertThat(timeline.events()).startsWith("job finished", "lease released", "lifecycle stopped");
-			assertThat(job.interrupted()).isFalse();
-			assertThat(holder(store)).isEmpty();
-		});
+				job.finish();
+				closer.join(TIMEOUT.toMillis());
+				assertThat(closer.isAlive()).isFalse();
+				assertThat(timeline.events()).startsWith("job finished", "lease released", "lifecycle stopped");
+				assertThat(job.interrupted()).isFalse();
+				assertThat(holder(store)).isEmpty();
+			});
 	}
 
 	@Test
@@ -119,7 +121,8 @@ class LeaderElectionLifecycleTests {
 				Timeline timeline = context.getBean(Timeline.class);
 				Thread closer = new Thread(context::close, "closer");
 				closer.start();
-				// The scheduler's own stop then waits for the job, up to the lifecycle phase timeout.
+				// The scheduler's own stop then waits for the job, up to the lifecycle
+				// phase timeout.
 				await().atMost(Duration.ofSeconds(5)).until(() -> timeline.events().contains("lease released"));
 				assertThat(timeline.events()).startsWith("lease released");
 				assertThat(holder(store)).isEmpty();
@@ -130,17 +133,18 @@ class LeaderElectionLifecycleTests {
 
 	@Test
 	void interruptsRunningLeaderOnlyMethodOnShutdownWhenAsked() {
-		this.contextRunner.withUserConfiguration(RecordingStoreConfiguration.class, InterruptibleJobConfiguration.class).run((context) -> {
-			ApplicationReady.publish(context);
-			SlowJob job = context.getBean(SlowJob.class);
-			assertThat(job.awaitStarted()).isTrue();
-			Timeline timeline = context.getBean(Timeline.class);
-			long start = System.nanoTime();
-			context.close();
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-			assertThat(job.interrupted()).isTrue();
-			assertThat(timeline.events()).startsWith("job finished", "lease released");
-		});
+		this.contextRunner.withUserConfiguration(RecordingStoreConfiguration.class, InterruptibleJobConfiguration.class)
+			.run((context) -> {
+				ApplicationReady.publish(context);
+				SlowJob job = context.getBean(SlowJob.class);
+				assertThat(job.awaitStarted()).isTrue();
+				Timeline timeline = context.getBean(Timeline.class);
+				long start = System.nanoTime();
+				context.close();
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+				assertThat(job.interrupted()).isTrue();
+				assertThat(timeline.events()).startsWith("job finished", "lease released");
+			});
 	}
 
 	@Test
@@ -219,8 +223,9 @@ class LeaderElectionLifecycleTests {
 	static class SlowJobConfiguration {
 
 		/**
-		 * A scheduler registered before the auto-configured beans, so its listener of the context
-		 * closing comes first unless the election's listener is ordered before it.
+		 * A scheduler registered before the auto-configured beans, so its listener of the
+		 * context closing comes first unless the election's listener is ordered before
+		 * it.
 		 */
 		@Bean
 		ThreadPoolTaskScheduler taskScheduler() {
@@ -259,7 +264,10 @@ class LeaderElectionLifecycleTests {
 
 	}
 
-	/** The first run blocks until told to finish (or interrupted), and records when it ends. */
+	/**
+	 * The first run blocks until told to finish (or interrupted), and records when it
+	 * ends.
+	 */
 	public static class SlowJob {
 
 		private final Timeline timeline;

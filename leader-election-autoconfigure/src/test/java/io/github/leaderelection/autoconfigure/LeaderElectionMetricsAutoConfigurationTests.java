@@ -82,8 +82,7 @@ class LeaderElectionMetricsAutoConfigurationTests {
 			support.becomeFollower();
 			assertThat(gauge(meters, "leader.election.leader")).isZero();
 			LeaderElection election = context.getBean(LeaderElection.class);
-			assertThat(gauge(meters, "leader.election.term"))
-				.isEqualTo(election.currentLeader().orElseThrow().term());
+			assertThat(gauge(meters, "leader.election.term")).isEqualTo(election.currentLeader().orElseThrow().term());
 			assertThat(meters.get("leader.election.transitions")
 				.tags("group", "orders", "type", "revoked", "reason", "forced-elsewhere")
 				.counter()

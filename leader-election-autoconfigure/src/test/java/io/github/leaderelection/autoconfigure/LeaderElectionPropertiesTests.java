@@ -16,8 +16,8 @@ import org.springframework.mock.env.MockEnvironment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link LeaderElectionProperties} and {@link LeaderElectionJdbcProperties}, and for the
- * metadata generated from them.
+ * Tests for {@link LeaderElectionProperties} and {@link LeaderElectionJdbcProperties},
+ * and for the metadata generated from them.
  */
 class LeaderElectionPropertiesTests {
 
@@ -32,7 +32,8 @@ class LeaderElectionPropertiesTests {
 
 	@Test
 	void groupDefaultsToApplicationName() {
-		assertThat(this.properties.determineGroup(new MockEnvironment().withProperty("spring.application.name", "orders")))
+		assertThat(
+				this.properties.determineGroup(new MockEnvironment().withProperty("spring.application.name", "orders")))
 			.isEqualTo("orders");
 	}
 
@@ -46,7 +47,8 @@ class LeaderElectionPropertiesTests {
 	@Test
 	void configuredGroupWinsOverApplicationName() {
 		this.properties.setGroup("billing");
-		assertThat(this.properties.determineGroup(new MockEnvironment().withProperty("spring.application.name", "orders")))
+		assertThat(
+				this.properties.determineGroup(new MockEnvironment().withProperty("spring.application.name", "orders")))
 			.isEqualTo("billing");
 	}
 
@@ -66,18 +68,17 @@ class LeaderElectionPropertiesTests {
 			assertThat(names).containsExactlyInAnyOrder("leader-election.lifecycle.beans",
 					"management.health.leader-election.enabled", "management.endpoint.leaderelection.access",
 					"management.endpoint.leaderelection.cache.time-to-live", "leader-election.enabled",
-					"leader-election.backend",
-					"leader-election.group", "leader-election.candidate-id", "leader-election.lease-duration",
-					"leader-election.renew-deadline", "leader-election.retry-period",
+					"leader-election.backend", "leader-election.group", "leader-election.candidate-id",
+					"leader-election.lease-duration", "leader-election.renew-deadline", "leader-election.retry-period",
 					"leader-election.release-on-shutdown", "leader-election.shutdown-timeout",
 					"leader-election.jdbc.table-name", "leader-election.jdbc.initialize-schema",
 					"leader-election.jdbc.notifications", "leader-election.jdbc.fail-fast",
-					"leader-election.jdbc.allow-in-memory-database",
-					"leader-election.redis.key-prefix", "leader-election.redis.replica-acks",
-					"leader-election.redis.replica-ack-timeout", "leader-election.zookeeper.connect-string",
-					"leader-election.zookeeper.session-timeout", "leader-election.zookeeper.connection-timeout",
-					"leader-election.zookeeper.base-path", "leader-election.zookeeper.auth",
-					"leader-election.zookeeper.acl", "leader-election.zookeeper.keep-leading-while-suspended");
+					"leader-election.jdbc.allow-in-memory-database", "leader-election.redis.key-prefix",
+					"leader-election.redis.replica-acks", "leader-election.redis.replica-ack-timeout",
+					"leader-election.zookeeper.connect-string", "leader-election.zookeeper.session-timeout",
+					"leader-election.zookeeper.connection-timeout", "leader-election.zookeeper.base-path",
+					"leader-election.zookeeper.auth", "leader-election.zookeeper.acl",
+					"leader-election.zookeeper.keep-leading-while-suspended");
 		}
 	}
 
@@ -85,8 +86,9 @@ class LeaderElectionPropertiesTests {
 	void metadataHintsEnumeratedValues() throws Exception {
 		try (InputStream metadata = new ClassPathResource("META-INF/spring-configuration-metadata.json")
 			.getInputStream()) {
-			Object document = com.jayway.jsonpath.Configuration.defaultConfiguration().jsonProvider().parse(metadata,
-					"UTF-8");
+			Object document = com.jayway.jsonpath.Configuration.defaultConfiguration()
+				.jsonProvider()
+				.parse(metadata, "UTF-8");
 			List<String> backends = JsonPath.read(document,
 					"$.hints[?(@.name == 'leader-election.backend')].values[*].value");
 			assertThat(backends).containsExactly("jdbc", "in-memory", "redis", "zookeeper");

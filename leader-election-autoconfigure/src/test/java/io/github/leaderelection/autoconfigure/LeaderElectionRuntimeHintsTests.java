@@ -55,7 +55,8 @@ class LeaderElectionRuntimeHintsTests {
 	@Test
 	void registersThePostgresConnectionTypeTheJdbcStoreLooksUpByName() {
 		new LeaderElectionRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
-		assertThat(RuntimeHintsPredicates.reflection().onType(TypeReference.of(LeaderElectionRuntimeHints.PG_CONNECTION)))
+		assertThat(
+				RuntimeHintsPredicates.reflection().onType(TypeReference.of(LeaderElectionRuntimeHints.PG_CONNECTION)))
 			.accepts(this.hints);
 	}
 

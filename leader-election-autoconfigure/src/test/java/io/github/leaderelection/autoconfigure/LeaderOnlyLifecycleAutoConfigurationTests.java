@@ -28,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
 /**
- * Tests for {@link LeaderOnlyLifecycleAutoConfiguration}: lifecycle beans that run only on the
- * leader.
+ * Tests for {@link LeaderOnlyLifecycleAutoConfiguration}: lifecycle beans that run only
+ * on the leader.
  */
 class LeaderOnlyLifecycleAutoConfigurationTests {
 
@@ -88,8 +88,8 @@ class LeaderOnlyLifecycleAutoConfigurationTests {
 			assertThat(billing.isRunning()).isTrue();
 			// Started in ascending phase order, stopped in descending.
 			assertThat(poller.events()).containsExactly("start", "stop");
-			assertThat(Timeline.of(poller, container)).containsExactly("container start", "poller start",
-					"poller stop", "container stop");
+			assertThat(Timeline.of(poller, container)).containsExactly("container start", "poller start", "poller stop",
+					"container stop");
 
 			support.becomeLeader();
 			assertThat(poller.isRunning()).isTrue();
@@ -120,18 +120,17 @@ class LeaderOnlyLifecycleAutoConfigurationTests {
 
 	@Test
 	void failsWithClearMessageWhenPropertyNamesAMissingBean() {
-		this.contextRunner.withPropertyValues("leader-election.lifecycle.beans=nosuchbean")
-			.run((context) -> {
-				assertThat(context).getFailure()
-					.hasMessageContaining("leader-election.lifecycle.beans names bean 'nosuchbean'")
-					.hasMessageContaining("no such bean");
-				FailureAnalysis analysis = new LeaderElectionFailureAnalyzer().analyze(context.getStartupFailure());
-				assertThat(analysis).as("explained by the failure analyzer").isNotNull();
-				assertThat(analysis.getDescription())
-					.isEqualTo("leader-election.lifecycle.beans names bean 'nosuchbean', but there is no such bean.");
-				assertThat(analysis.getAction()).contains("or remove 'nosuchbean'")
-					.contains("The Lifecycle beans of this context are: ");
-			});
+		this.contextRunner.withPropertyValues("leader-election.lifecycle.beans=nosuchbean").run((context) -> {
+			assertThat(context).getFailure()
+				.hasMessageContaining("leader-election.lifecycle.beans names bean 'nosuchbean'")
+				.hasMessageContaining("no such bean");
+			FailureAnalysis analysis = new LeaderElectionFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).as("explained by the failure analyzer").isNotNull();
+			assertThat(analysis.getDescription())
+				.isEqualTo("leader-election.lifecycle.beans names bean 'nosuchbean', but there is no such bean.");
+			assertThat(analysis.getAction()).contains("or remove 'nosuchbean'")
+				.contains("The Lifecycle beans of this context are: ");
+		});
 	}
 
 	@Test
@@ -147,22 +146,20 @@ class LeaderOnlyLifecycleAutoConfigurationTests {
 
 	@Test
 	void beansStartWithTheContextWhenLeaderElectionIsDisabled() {
-		this.lifecycleRunner.withPropertyValues("leader-election.enabled=false")
-			.run((context) -> {
-				assertThat(context).doesNotHaveBean(LeaderOnlyLifecycleController.class);
-				assertThat(context.getBean("poller", RecordingLifecycle.class).isRunning()).isTrue();
-			});
+		this.lifecycleRunner.withPropertyValues("leader-election.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(LeaderOnlyLifecycleController.class);
+			assertThat(context.getBean("poller", RecordingLifecycle.class).isRunning()).isTrue();
+		});
 	}
 
 	@Test
 	void aBeanThatFailsToStartDoesNotStopTheOthers() {
-		this.lifecycleRunner.withUserConfiguration(FailingConfiguration.class)
-			.run((context) -> {
-				ApplicationReady.publish(context);
-				context.getBean(LeaderElectionTestSupport.class).becomeLeader();
-				assertThat(context.getBean("poller", RecordingLifecycle.class).isRunning()).isTrue();
-				assertThat(context.getBean(LeaderElection.class).isLeader()).isTrue();
-			});
+		this.lifecycleRunner.withUserConfiguration(FailingConfiguration.class).run((context) -> {
+			ApplicationReady.publish(context);
+			context.getBean(LeaderElectionTestSupport.class).becomeLeader();
+			assertThat(context.getBean("poller", RecordingLifecycle.class).isRunning()).isTrue();
+			assertThat(context.getBean(LeaderElection.class).isLeader()).isTrue();
+		});
 	}
 
 	/** A SmartLifecycle as an application writes one: it says it starts automatically. */
@@ -211,7 +208,8 @@ class LeaderOnlyLifecycleAutoConfigurationTests {
 			return this.phase;
 		}
 
-		// Public, so that the proxy that keeps the context from starting the bean passes them on.
+		// Public, so that the proxy that keeps the context from starting the bean passes
+		// them on.
 		public List<String> events() {
 			return this.events;
 		}

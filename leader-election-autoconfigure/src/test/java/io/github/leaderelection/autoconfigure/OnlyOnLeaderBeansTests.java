@@ -22,9 +22,10 @@ import static io.github.leaderelection.autoconfigure.LeaderElectionAutoConfigura
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link OnlyOnLeaderBeans}: a method that {@code @OnlyOnLeader} applies to but that the
- * proxy cannot intercept fails startup, and whatever the proxy can gate is left alone. Until the
- * application is ready this instance leads no group, so a gated call returns {@code null}.
+ * Tests for {@link OnlyOnLeaderBeans}: a method that {@code @OnlyOnLeader} applies to but
+ * that the proxy cannot intercept fails startup, and whatever the proxy can gate is left
+ * alone. Until the application is ready this instance leads no group, so a gated call
+ * returns {@code null}.
  */
 class OnlyOnLeaderBeansTests {
 
@@ -40,9 +41,8 @@ class OnlyOnLeaderBeansTests {
 			assertThat(analysis.getDescription()).isEqualTo("@OnlyOnLeader cannot gate bean 'jobs' ("
 					+ FinalMethod.class.getName() + "):\n    - " + FinalMethod.class.getName() + "#run(String, int) is "
 					+ "final, so the class-based proxy cannot override it: it would run on every instance");
-			assertThat(analysis.getAction())
-				.isEqualTo("Remove final from " + FinalMethod.class.getName() + "#run(String, int) (in Kotlin, declare "
-						+ "it open).");
+			assertThat(analysis.getAction()).isEqualTo("Remove final from " + FinalMethod.class.getName()
+					+ "#run(String, int) (in Kotlin, declare " + "it open).");
 		});
 	}
 
@@ -62,8 +62,8 @@ class OnlyOnLeaderBeansTests {
 			FailureAnalysis analysis = analyze(context);
 			assertThat(analysis.getDescription()).contains(StaticMethod.class.getName() + "#run() is static, so no "
 					+ "proxy can intercept it: it would run on every instance");
-			assertThat(analysis.getAction()).isEqualTo("Make " + StaticMethod.class.getName() + "#run() an instance "
-					+ "method.");
+			assertThat(analysis.getAction())
+				.isEqualTo("Make " + StaticMethod.class.getName() + "#run() an instance " + "method.");
 		});
 	}
 
@@ -72,8 +72,8 @@ class OnlyOnLeaderBeansTests {
 		this.contextRunner.withBean("jobs", FinalClass.class).run((context) -> {
 			FailureAnalysis analysis = analyze(context);
 			assertThat(analysis.getDescription()).isEqualTo("@OnlyOnLeader cannot gate bean 'jobs' ("
-					+ FinalClass.class.getName() + "):\n    - the class " + FinalClass.class.getName() + " is final, so "
-					+ "no class-based proxy can be made for it");
+					+ FinalClass.class.getName() + "):\n    - the class " + FinalClass.class.getName()
+					+ " is final, so " + "no class-based proxy can be made for it");
 			assertThat(analysis.getAction()).startsWith("Remove final from class " + FinalClass.class.getName())
 				.contains("@Proxyable(ProxyType.INTERFACES)");
 		});
@@ -140,8 +140,8 @@ class OnlyOnLeaderBeansTests {
 			FailureAnalysis analysis = analyze(context);
 			assertThat(analysis.getDescription()).isEqualTo("Invalid group ' ' in @OnlyOnLeader on "
 					+ BlankGroup.class.getName() + "#run(): group must not be blank");
-			assertThat(analysis.getAction()).startsWith("Set the group of @OnlyOnLeader on "
-					+ BlankGroup.class.getName() + "#run() to a name");
+			assertThat(analysis.getAction())
+				.startsWith("Set the group of @OnlyOnLeader on " + BlankGroup.class.getName() + "#run() to a name");
 		});
 	}
 

@@ -31,11 +31,12 @@ import static org.awaitility.Awaitility.await;
  */
 class RedisBackendConfigurationTests {
 
-	private static final String REDIS_URL = System.getenv().getOrDefault("LEADER_ELECTION_TEST_REDIS_URL",
-			"redis://127.0.0.1:6379");
+	private static final String REDIS_URL = System.getenv()
+		.getOrDefault("LEADER_ELECTION_TEST_REDIS_URL", "redis://127.0.0.1:6379");
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, LeaderElectionAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(DataRedisAutoConfiguration.class, LeaderElectionAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=" + REDIS_URL);
 
 	@Test
@@ -56,13 +57,15 @@ class RedisBackendConfigurationTests {
 	@Test
 	void electsThroughRedisWhenTheApplicationIsReady() {
 		String prefix = "le-autoconfig-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-		this.contextRunner.withPropertyValues("leader-election.redis.key-prefix=" + prefix,
-				"leader-election.group=orders", "leader-election.retry-period=200ms",
-				"leader-election.renew-deadline=1s", "leader-election.lease-duration=2s")
+		this.contextRunner
+			.withPropertyValues("leader-election.redis.key-prefix=" + prefix, "leader-election.group=orders",
+					"leader-election.retry-period=200ms", "leader-election.renew-deadline=1s",
+					"leader-election.lease-duration=2s")
 			.run((context) -> {
 				ApplicationReady.publish(context);
 				await().atMost(Duration.ofSeconds(20)).until(context.getBean(LeaderElection.class)::isLeader);
-				context.close(); // releases the lease, before the connection factory closes
+				context.close(); // releases the lease, before the connection factory
+									// closes
 				LettuceConnectionFactory factory = new LettuceConnectionFactory(
 						LettuceConnectionFactory.createRedisConfiguration(REDIS_URL));
 				factory.afterPropertiesSet();
@@ -81,13 +84,14 @@ class RedisBackendConfigurationTests {
 
 	@Test
 	void failsAskingToChooseWhenADataSourceFitsToo() {
-		this.contextRunner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class)).run((context) -> {
-			FailureAnalysis analysis = analyze(context);
-			assertThat(analysis.getDescription()).startsWith("Several leader election backends fit the application")
-				.contains("jdbc (detected by a DataSource bean")
-				.contains("redis (detected by a RedisConnectionFactory bean");
-			assertThat(analysis.getAction()).isEqualTo("Set leader-election.backend to one of: jdbc, redis.");
-		});
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).startsWith("Several leader election backends fit the application")
+					.contains("jdbc (detected by a DataSource bean")
+					.contains("redis (detected by a RedisConnectionFactory bean");
+				assertThat(analysis.getAction()).isEqualTo("Set leader-election.backend to one of: jdbc, redis.");
+			});
 	}
 
 	@Test
@@ -105,7 +109,8 @@ class RedisBackendConfigurationTests {
 	@Test
 	void backsOffWhenUserDefinesLeaseStore() {
 		this.contextRunner.withBean("userLeaseStore", InMemoryLeaseStore.class, InMemoryLeaseStore::new)
-			.run((context) -> assertThat(context).hasSingleBean(LeaseStore.class).doesNotHaveBean(RedisLeaseStore.class));
+			.run((context) -> assertThat(context).hasSingleBean(LeaseStore.class)
+				.doesNotHaveBean(RedisLeaseStore.class));
 	}
 
 	@Test

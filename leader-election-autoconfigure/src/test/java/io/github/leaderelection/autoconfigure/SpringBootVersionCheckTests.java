@@ -45,8 +45,7 @@ class SpringBootVersionCheckTests {
 
 	@Test
 	void passesOnTheBootThisBuildUses() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
 			.withPropertyValues("leader-election.backend=in-memory")
 			.run((context) -> assertThat(context).hasNotFailed());
 	}

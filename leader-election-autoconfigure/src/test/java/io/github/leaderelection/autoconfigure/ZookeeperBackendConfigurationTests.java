@@ -37,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link ZookeeperBackendConfiguration}, on an in-process ZooKeeper server whose
- * sessions last at most 20 seconds.
+ * Tests for {@link ZookeeperBackendConfiguration}, on an in-process ZooKeeper server
+ * whose sessions last at most 20 seconds.
  */
 class ZookeeperBackendConfigurationTests {
 
@@ -102,8 +102,9 @@ class ZookeeperBackendConfigurationTests {
 
 	@Test
 	void electsThroughApplicationsCuratorFrameworkWhenDetected() {
-		this.contextRunner.withBean(CuratorFramework.class, ZookeeperBackendConfigurationTests::startedClient,
-				(definition) -> definition.setDestroyMethodName("close"))
+		this.contextRunner
+			.withBean(CuratorFramework.class, ZookeeperBackendConfigurationTests::startedClient,
+					(definition) -> definition.setDestroyMethodName("close"))
 			.withPropertyValues("leader-election.zookeeper.base-path=/detected")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(ZookeeperLeaseStore.class)

@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Two live processes with one candidate id (two engines here) must not take the lease from each
- * other forever: one notices, says so and stands aside, the other leads. A process restarted under
- * its old id is not taken for a duplicate.
+ * Two live processes with one candidate id (two engines here) must not take the lease
+ * from each other forever: one notices, says so and stands aside, the other leads. A
+ * process restarted under its old id is not taken for a duplicate.
  */
 @ExtendWith(OutputCaptureExtension.class)
 public class DuplicateCandidateIdTests {
@@ -59,7 +59,8 @@ public class DuplicateCandidateIdTests {
 		LeaderElection before = first.join("orders");
 		first.start();
 		await().atMost(TIMEOUT).until(before::isLeader);
-		first.close(); // without releasing: the lease stays under the id, as after a crash
+		first.close(); // without releasing: the lease stays under the id, as after a
+						// crash
 
 		LeaderElectionEngine second = engine(store, "restarted", true, this.engines);
 		LeaderElection after = second.join("orders");
@@ -84,8 +85,8 @@ public class DuplicateCandidateIdTests {
 	}
 
 	/**
-	 * Starts two engines with one candidate id on the store and checks that the term stops
-	 * climbing, exactly one leads and the other reports the conflict.
+	 * Starts two engines with one candidate id on the store and checks that the term
+	 * stops climbing, exactly one leads and the other reports the conflict.
 	 * @return the leader's engine, then the one standing aside
 	 */
 	public static LeaderElectionEngine[] oneLeadsAndTheOtherStandsAside(LeaseStore store, String group,
@@ -94,8 +95,8 @@ public class DuplicateCandidateIdTests {
 	}
 
 	/**
-	 * As {@link #oneLeadsAndTheOtherStandsAside(LeaseStore, String, List)}, each process with a
-	 * store (and connection) of its own.
+	 * As {@link #oneLeadsAndTheOtherStandsAside(LeaseStore, String, List)}, each process
+	 * with a store (and connection) of its own.
 	 * @return the leader's engine, then the one standing aside
 	 */
 	public static LeaderElectionEngine[] oneLeadsAndTheOtherStandsAside(LeaseStore storeA, LeaseStore storeB,
@@ -116,7 +117,8 @@ public class DuplicateCandidateIdTests {
 		LeaderElection standingAside = (aside == a) ? electionA : electionB;
 		await().atMost(TIMEOUT).until(leading::isLeader);
 		long term = leading.leadership().orElseThrow().term();
-		// Several lease durations later the same term still leads: nobody takes the lease any more.
+		// Several lease durations later the same term still leads: nobody takes the lease
+		// any more.
 		await().pollDelay(TIMING.leaseDuration().multipliedBy(3)).atMost(TIMEOUT).until(() -> true);
 		assertThat(leading.leadership()).as("still leading in the same term")
 			.hasValueSatisfying((leadership) -> assertThat(leadership.term()).isEqualTo(term));

@@ -9,8 +9,8 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 
 /**
- * Wraps a store so that a test can make its calls fail or hang, as a store outage or a cut
- * connection would, for one candidate only.
+ * Wraps a store so that a test can make its calls fail or hang, as a store outage or a
+ * cut connection would, for one candidate only.
  */
 class FaultyLeaseStore implements LeaseStore {
 
@@ -35,8 +35,8 @@ class FaultyLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Wraps a store; without push, changes reach candidates only at their next attempt, as with
-	 * a polling store such as a database table.
+	 * Wraps a store; without push, changes reach candidates only at their next attempt,
+	 * as with a polling store such as a database table.
 	 */
 	FaultyLeaseStore(LeaseStore delegate, boolean push) {
 		this.delegate = delegate;
@@ -47,7 +47,10 @@ class FaultyLeaseStore implements LeaseStore {
 		this.mode = Mode.FAIL;
 	}
 
-	/** Renewals answer {@code false} while the lease still names its holder, as a suspended session does. */
+	/**
+	 * Renewals answer {@code false} while the lease still names its holder, as a
+	 * suspended session does.
+	 */
 	void refuseRenewals() {
 		this.mode = Mode.REFUSE_RENEWALS;
 	}

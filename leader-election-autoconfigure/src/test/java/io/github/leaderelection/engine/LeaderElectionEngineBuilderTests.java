@@ -14,8 +14,8 @@ class LeaderElectionEngineBuilderTests {
 
 	@Test
 	void refusesANegativeShutdownTimeoutThatWouldAbortClose() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> LeaderElectionEngine.builder(new InMemoryLeaseStore()).shutdownTimeout(Duration.ofSeconds(-1)))
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> LeaderElectionEngine.builder(new InMemoryLeaseStore()).shutdownTimeout(Duration.ofSeconds(-1)))
 			.withMessage("shutdown-timeout must be positive but is PT-1S");
 	}
 

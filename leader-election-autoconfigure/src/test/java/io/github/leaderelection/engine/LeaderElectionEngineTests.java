@@ -23,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Behaviour of the election engine against an in-memory store with injected faults. Durations are
- * short but every wait has a generous bound: these tests check what happens, not how fast.
+ * Behaviour of the election engine against an in-memory store with injected faults.
+ * Durations are short but every wait has a generous bound: these tests check what
+ * happens, not how fast.
  */
 class LeaderElectionEngineTests {
 
@@ -88,7 +89,8 @@ class LeaderElectionEngineTests {
 		assertThat(a.election.isLeader()).isFalse();
 		assertThat(a.events.reasons()).containsExactly(RevocationReason.SHUTDOWN);
 		await().atMost(WAIT).until(b.election::isLeader);
-		// A lease that was not released would keep b waiting for the whole lease duration.
+		// A lease that was not released would keep b waiting for the whole lease
+		// duration.
 		assertThat(Duration.ofNanos(System.nanoTime() - closedAt)).isLessThan(TIMING.leaseDuration());
 		assertThat(b.election.leadership().orElseThrow().term()).isGreaterThan(term);
 	}
@@ -166,8 +168,10 @@ class LeaderElectionEngineTests {
 		Candidate a = candidate("a", aStore);
 		await().atMost(WAIT).until(a.election::isLeader);
 		aStore.hang();
-		// The step-down needs nothing from the store: the deadline passes while the call still hangs.
-		// (How soon after the deadline is for the benchmarks; this bound only rules out waiting on
+		// The step-down needs nothing from the store: the deadline passes while the call
+		// still hangs.
+		// (How soon after the deadline is for the benchmarks; this bound only rules out
+		// waiting on
 		// the store or on the lease.)
 		await().atMost(TIMING.renewDeadline().plusSeconds(5)).until(() -> !a.election.isLeader());
 		await().atMost(WAIT).until(() -> !a.events.revocations.isEmpty());
@@ -208,8 +212,8 @@ class LeaderElectionEngineTests {
 		await().atMost(WAIT).until(() -> !a.events.revocations.isEmpty());
 		a.election.yieldLeadership();
 		a.engine.close();
-		assertThat(a.events.revocations).allSatisfy((revocation) -> assertThat(revocation.stillLeaderWhenDelivered())
-			.isFalse());
+		assertThat(a.events.revocations)
+			.allSatisfy((revocation) -> assertThat(revocation.stillLeaderWhenDelivered()).isFalse());
 	}
 
 	@Test
@@ -259,14 +263,16 @@ class LeaderElectionEngineTests {
 
 	@Test
 	void forcingAnotherLeaderNeverGivesTwoLeadersAndRaisesTheTerm() throws Exception {
-		// Without push the old leader learns of the change only at its next renewal, which is
+		// Without push the old leader learns of the change only at its next renewal,
+		// which is
 		// exactly when a new leader acting at once would overlap it.
 		LeaseStore polling = faulty(new FaultyLeaseStore(this.store, false));
 		Candidate a = candidate("a", polling);
 		await().atMost(WAIT).until(a.election::isLeader);
 		Candidate b = candidate("b", polling);
 		Candidate c = candidate("c", polling);
-		await().atMost(WAIT).until(() -> b.election.currentLeader().isPresent() && c.election.currentLeader().isPresent());
+		await().atMost(WAIT)
+			.until(() -> b.election.currentLeader().isPresent() && c.election.currentLeader().isPresent());
 		long term = a.election.leadership().orElseThrow().term();
 		try (OverlapMonitor monitor = new OverlapMonitor(List.of(a.election, b.election, c.election))) {
 			// Asked from a third instance: a learns it at its next renewal.
@@ -292,7 +298,10 @@ class LeaderElectionEngineTests {
 			b.election.forceReelection();
 			await().atMost(WAIT).until(() -> !a.events.revocations.isEmpty());
 			await().atMost(WAIT)
-				.until(() -> a.election.leadership().or(b.election::leadership).filter((l) -> l.term() > term).isPresent());
+				.until(() -> a.election.leadership()
+					.or(b.election::leadership)
+					.filter((l) -> l.term() > term)
+					.isPresent());
 			assertThat(monitor.overlaps()).isZero();
 		}
 		assertThat(a.events.reasons()).containsExactly(RevocationReason.FORCED_ELSEWHERE);
@@ -459,7 +468,10 @@ class LeaderElectionEngineTests {
 	private record Candidate(LeaderElectionEngine engine, LeaderElection election, RecordingListener events) {
 	}
 
-	/** The monotonic clock plus an offset a test can move forward, as a process pause does. */
+	/**
+	 * The monotonic clock plus an offset a test can move forward, as a process pause
+	 * does.
+	 */
 	static final class OffsetClock implements LongSupplier {
 
 		private final AtomicLong offset = new AtomicLong();

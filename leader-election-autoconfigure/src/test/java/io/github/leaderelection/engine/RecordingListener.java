@@ -11,8 +11,8 @@ import io.github.leaderelection.RevocationReason;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Records what a listener was told, and whether {@code isLeader()} was already false when a
- * revocation arrived.
+ * Records what a listener was told, and whether {@code isLeader()} was already false when
+ * a revocation arrived.
  */
 class RecordingListener implements LeaderElectionListener {
 
@@ -39,9 +39,8 @@ class RecordingListener implements LeaderElectionListener {
 	@Override
 	public void revoked(Leadership leadership, RevocationReason reason) {
 		LeaderElection current = this.election;
-		boolean stillLeader = current != null && current.leadership().map(Leadership::term)
-			.filter((term) -> term == leadership.term())
-			.isPresent();
+		boolean stillLeader = current != null
+				&& current.leadership().map(Leadership::term).filter((term) -> term == leadership.term()).isPresent();
 		this.revocations.add(new Revocation(leadership.term(), reason, stillLeader));
 	}
 

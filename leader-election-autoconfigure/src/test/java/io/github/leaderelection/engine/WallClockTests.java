@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A wall-clock jump on an application node must change nothing, so the code that decides who
- * leads never reads the wall clock: beliefs use the monotonic clock and leases the store's clock.
- * Checked on the compiled classes, where every method a class calls is named.
+ * A wall-clock jump on an application node must change nothing, so the code that decides
+ * who leads never reads the wall clock: beliefs use the monotonic clock and leases the
+ * store's clock. Checked on the compiled classes, where every method a class calls is
+ * named.
  */
 class WallClockTests {
 

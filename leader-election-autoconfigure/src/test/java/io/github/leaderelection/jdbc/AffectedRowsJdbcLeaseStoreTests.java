@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Contract tests for {@link JdbcLeaseStore} on MariaDB or MySQL with a driver that counts changed
- * rather than matched rows.
+ * Contract tests for {@link JdbcLeaseStore} on MariaDB or MySQL with a driver that counts
+ * changed rather than matched rows.
  */
 class AffectedRowsJdbcLeaseStoreTests extends JdbcLeaseStoreContractTests {
 
@@ -29,7 +29,8 @@ class AffectedRowsJdbcLeaseStoreTests extends JdbcLeaseStoreContractTests {
 		LeaseStore store = createStore();
 		Duration lease = Duration.ofSeconds(30);
 		Lease held = store.tryAcquire("same-millisecond", "a", lease, TIMEOUT).orElseThrow();
-		// Back to back, many renewals fall in the millisecond of the previous one: the UPDATE then
+		// Back to back, many renewals fall in the millisecond of the previous one: the
+		// UPDATE then
 		// sets the end the lease already has and the driver counts 0 changed rows.
 		for (int i = 0; i < 300; i++) {
 			assertThat(store.renew(held, lease, TIMEOUT)).as("renewal %d", i).isTrue();

@@ -32,8 +32,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 /**
- * Tests for what only {@link JdbcLeaseStore} does: its table, its SQL on each database and its use
- * of connections. The lease rules are in the backend subclasses of the contract tests.
+ * Tests for what only {@link JdbcLeaseStore} does: its table, its SQL on each database
+ * and its use of connections. The lease rules are in the backend subclasses of the
+ * contract tests.
  */
 class JdbcLeaseStoreTests {
 
@@ -100,8 +101,7 @@ class JdbcLeaseStoreTests {
 	@MethodSource("databases")
 	void verifyTableReportsMissingTableWithItsDdl(Supplier<DataSource> database) {
 		JdbcLeaseStore store = new JdbcLeaseStore(database.get(), ScratchTable.uniqueName());
-		assertThatIllegalStateException().isThrownBy(store::verifyTable)
-			.withMessageContaining(store.ddl());
+		assertThatIllegalStateException().isThrownBy(store::verifyTable).withMessageContaining(store.ddl());
 	}
 
 	@ParameterizedTest
@@ -138,14 +138,16 @@ class JdbcLeaseStoreTests {
 	@Test
 	@ExtendWith(OutputCaptureExtension.class)
 	void warnsOnceWithStatementWhenTableCannotBeCreatedOnFirstUse(CapturedOutput output) {
-		// A schema that does not exist: the database answers, and refuses to create the table there.
+		// A schema that does not exist: the database answers, and refuses to create the
+		// table there.
 		String table = "no_such_schema_" + ScratchTable.uniqueName() + ".leases";
 		JdbcLeaseStore store = new JdbcLeaseStore(TestDatabases.h2(), table);
 		store.prepareTableOnFirstUse(true);
 		assertThatExceptionOfType(LeaderElectionException.class).isThrownBy(() -> store.read("orders", TIMEOUT));
 		assertThatExceptionOfType(LeaderElectionException.class).isThrownBy(() -> store.read("orders", TIMEOUT));
-		assertThat(output).containsOnlyOnce("The database answers, but the leader election table " + table
-				+ " could not be created, and the election fails until it exists")
+		assertThat(output)
+			.containsOnlyOnce("The database answers, but the leader election table " + table
+					+ " could not be created, and the election fails until it exists")
 			.contains("Make sure the database user may create it, or create it with:\n" + store.ddl() + ";");
 	}
 
@@ -184,9 +186,11 @@ class JdbcLeaseStoreTests {
 				.withMessageContaining(store.ddl());
 			assertThatIllegalStateException().isThrownBy(() -> store.tryAcquire("orders", "a", LIVE, TIMEOUT))
 				.withMessageContaining(store.ddl());
-			// Once, and the election may have warned of an outage before: the store says it itself.
-			assertThat(output).containsOnlyOnce("The database answers, but the election fails until the leader "
-					+ "election table " + table.name() + " is usable")
+			// Once, and the election may have warned of an outage before: the store says
+			// it itself.
+			assertThat(output)
+				.containsOnlyOnce("The database answers, but the election fails until the leader " + "election table "
+						+ table.name() + " is usable")
 				.contains(store.ddl());
 			new JdbcLeaseStore(table.dataSource(), table.name()).createTableIfMissing();
 			assertThat(store.tryAcquire("orders", "a", LIVE, TIMEOUT)).isPresent();
@@ -225,7 +229,8 @@ class JdbcLeaseStoreTests {
 			Lease a = store.tryAcquire("orders", "a", LIVE, TIMEOUT).orElseThrow();
 			assertThat(store.tryAcquire("orders", "b", LIVE, TIMEOUT)).isEmpty();
 			assertThat(store.renew(a, LIVE, TIMEOUT)).isTrue();
-			// Not the same duration again: two renewals within one millisecond change nothing, which
+			// Not the same duration again: two renewals within one millisecond change
+			// nothing, which
 			// "affected rows" semantics count as 0.
 			assertThat(store.renew(a, LIVE.plusSeconds(1), TIMEOUT)).isTrue();
 			store.release(a, TIMEOUT);
@@ -262,7 +267,8 @@ class JdbcLeaseStoreTests {
 			store.forceLeader("payments", "b", TIMEOUT);
 			assertThat(connection.getAutoCommit()).isFalse();
 			assertThat(connection.getNetworkTimeout()).isEqualTo(networkTimeout);
-			// Another connection sees the writes: they were committed, not left in an open transaction.
+			// Another connection sees the writes: they were committed, not left in an
+			// open transaction.
 			assertThat(table.store().read("orders", TIMEOUT).orElseThrow().holder()).isEqualTo("a");
 			assertThat(table.store().read("payments", TIMEOUT).orElseThrow().holder()).isEqualTo("b");
 			connection.rollback();
@@ -287,7 +293,8 @@ class JdbcLeaseStoreTests {
 			long shifted = nowMillis(statement, dialect);
 			long jvm = System.currentTimeMillis();
 			assertThat(shifted - utc).isBetween(0L, 60_000L);
-			// Same host, or close enough: a time zone error is at least a quarter of an hour.
+			// Same host, or close enough: a time zone error is at least a quarter of an
+			// hour.
 			assertThat(shifted).isCloseTo(jvm, Offset.offset(600_000L));
 		}
 		finally {

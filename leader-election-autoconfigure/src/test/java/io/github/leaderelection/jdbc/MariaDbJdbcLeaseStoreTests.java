@@ -3,7 +3,8 @@ package io.github.leaderelection.jdbc;
 import javax.sql.DataSource;
 
 /**
- * Contract tests for {@link JdbcLeaseStore} on MariaDB or MySQL (see {@link TestDatabases}).
+ * Contract tests for {@link JdbcLeaseStore} on MariaDB or MySQL (see
+ * {@link TestDatabases}).
  */
 class MariaDbJdbcLeaseStoreTests extends JdbcLeaseStoreContractTests {
 

@@ -32,8 +32,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for the push notifications of {@link JdbcLeaseStore} on PostgreSQL (see
- * {@link TestDatabases}): what is announced, how the listener connects, reconnects and stops, and
- * the handover it makes fast.
+ * {@link TestDatabases}): what is announced, how the listener connects, reconnects and
+ * stops, and the handover it makes fast.
  */
 class PostgresNotificationsTests {
 
@@ -66,7 +66,8 @@ class PostgresNotificationsTests {
 		JdbcLeaseStore follower = store(this.table.name(), true);
 		Lease lease = leader.tryAcquire(GROUP, "a", LIVE, TIMEOUT).orElseThrow();
 		AtomicInteger changes = watch(follower, GROUP);
-		// Every watcher looks once when listening starts, for what it may have missed before.
+		// Every watcher looks once when listening starts, for what it may have missed
+		// before.
 		await().atMost(Duration.ofSeconds(10)).until(() -> changes.get() == 1);
 		leader.release(lease, TIMEOUT);
 		await().atMost(Duration.ofSeconds(5)).until(() -> changes.get() == 2);
@@ -85,7 +86,8 @@ class PostgresNotificationsTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> changes.get() == 3);
 		admin.clear(GROUP, TIMEOUT);
 		await().atMost(Duration.ofSeconds(5)).until(() -> changes.get() == 4);
-		// A release that changes nothing (not the holder) announces nothing; then one that does.
+		// A release that changes nothing (not the holder) announces nothing; then one
+		// that does.
 		admin.release(new Lease(GROUP, "someone", 1, LIVE, Duration.ZERO), TIMEOUT);
 		Lease lease = admin.tryAcquire(GROUP, "d", LIVE, TIMEOUT).orElseThrow();
 		admin.release(lease, TIMEOUT);
@@ -166,7 +168,8 @@ class PostgresNotificationsTests {
 	void channelOfLongestTableNameFitsAnIdentifierAndStaysDistinct() {
 		String longest = "s".repeat(63) + "." + "t".repeat(63);
 		String other = "s".repeat(63) + "." + "t".repeat(62) + "u";
-		assertThat(TableName.channel(longest)).hasSize(63).isEqualTo(TableName.channel(longest.toUpperCase()))
+		assertThat(TableName.channel(longest)).hasSize(63)
+			.isEqualTo(TableName.channel(longest.toUpperCase()))
 			.isNotEqualTo(TableName.channel(other));
 		assertThat(TableName.channel("leader_election")).isEqualTo("leader_election_changed");
 	}
@@ -190,7 +193,8 @@ class PostgresNotificationsTests {
 
 	@Test
 	void otherDatabasesStartNoListener() {
-		// The listeners of earlier tests stop within half a second of their store's close.
+		// The listeners of earlier tests stop within half a second of their store's
+		// close.
 		await().atMost(Duration.ofSeconds(5)).until(() -> !listenerThreadRuns());
 		ScratchTable h2Table = ScratchTable.create(TestDatabases.h2("PostgreSQL"));
 		try {
@@ -208,8 +212,8 @@ class PostgresNotificationsTests {
 	}
 
 	/**
-	 * A follower with a 30 s retry period takes over a released lease well within it: a poll would
-	 * find the release in under 5 s only 1 time in 6.
+	 * A follower with a 30 s retry period takes over a released lease well within it: a
+	 * poll would find the release in under 5 s only 1 time in 6.
 	 */
 	@Test
 	void gracefulHandoverIsPushedToFollowerWithLongRetryPeriod() {
@@ -232,8 +236,8 @@ class PostgresNotificationsTests {
 			leader = follower;
 		}
 		leader.close();
-		System.out.println("PostgreSQL graceful handover (engine close to grant), retry period 30s: " + handovers
-				+ " ms");
+		System.out
+			.println("PostgreSQL graceful handover (engine close to grant), retry period 30s: " + handovers + " ms");
 		assertThat(handovers).allSatisfy((millis) -> assertThat(millis).isLessThan(5000));
 	}
 
@@ -279,7 +283,10 @@ class PostgresNotificationsTests {
 			.anyMatch((thread) -> thread.getName().equals(PostgresNotifications.THREAD_NAME));
 	}
 
-	/** Backends whose last statement was this channel's LISTEN: those still listening on it. */
+	/**
+	 * Backends whose last statement was this channel's LISTEN: those still listening on
+	 * it.
+	 */
 	private long listenerCount(String channel) {
 		return queryLong("SELECT count(*) FROM pg_stat_activity WHERE query = ?", listen(channel));
 	}

@@ -17,9 +17,10 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The databases the JDBC tests run on, each resolved once per JVM: an environment variable, else a
- * Testcontainers container when Docker is available, else the service on its default local port.
- * A database that none of these provides fails the tests that need it.
+ * The databases the JDBC tests run on, each resolved once per JVM: an environment
+ * variable, else a Testcontainers container when Docker is available, else the service on
+ * its default local port. A database that none of these provides fails the tests that
+ * need it.
  */
 public final class TestDatabases {
 
@@ -42,8 +43,8 @@ public final class TestDatabases {
 	/** An in-process H2 in-memory database in the given compatibility mode. */
 	static synchronized DataSource h2(String mode) {
 		return dataSources.computeIfAbsent("h2-" + mode, (key) -> pool(new Endpoint(
-				"jdbc:h2:mem:leader_election_" + mode.toLowerCase(Locale.ROOT) + ";MODE=" + mode + ";DB_CLOSE_DELAY=-1", "sa", ""),
-				Map.of()));
+				"jdbc:h2:mem:leader_election_" + mode.toLowerCase(Locale.ROOT) + ";MODE=" + mode + ";DB_CLOSE_DELAY=-1",
+				"sa", ""), Map.of()));
 	}
 
 	/** MySQL 8 or MariaDB. */
@@ -51,19 +52,20 @@ public final class TestDatabases {
 		return mysqlFamily(Map.of());
 	}
 
-	/** MySQL 8 or MariaDB, with extra driver properties such as {@code useAffectedRows}. */
+	/**
+	 * MySQL 8 or MariaDB, with extra driver properties such as {@code useAffectedRows}.
+	 */
 	static synchronized DataSource mysqlFamily(Map<String, String> driverProperties) {
 		Endpoint endpoint = resolved.computeIfAbsent("mysql", (key) -> resolve("MySQL-family", MYSQL_URL_VARIABLE,
-				() -> new MySQLContainer("mysql:8.4"),
-				new Endpoint("jdbc:mariadb://127.0.0.1:3306/test", "root", ""),
+				() -> new MySQLContainer("mysql:8.4"), new Endpoint("jdbc:mariadb://127.0.0.1:3306/test", "root", ""),
 				"run MariaDB or MySQL on 127.0.0.1:3306 with a database test and a user root without password"));
 		return dataSources.computeIfAbsent("mysql" + driverProperties, (key) -> pool(endpoint, driverProperties));
 	}
 
 	/** PostgreSQL, through a pool shared by all tests: do not close it. */
 	public static synchronized DataSource postgres() {
-		Endpoint endpoint = resolved.computeIfAbsent("postgres", (key) -> resolve("PostgreSQL",
-				POSTGRES_URL_VARIABLE, () -> new PostgreSQLContainer("postgres:17-alpine"),
+		Endpoint endpoint = resolved.computeIfAbsent("postgres", (key) -> resolve("PostgreSQL", POSTGRES_URL_VARIABLE,
+				() -> new PostgreSQLContainer("postgres:17-alpine"),
 				new Endpoint("jdbc:postgresql://127.0.0.1:5432/test", "postgres", ""),
 				"run PostgreSQL on 127.0.0.1:5432 with a database test and a user postgres trusted from loopback"));
 		return dataSources.computeIfAbsent("postgres", (key) -> pool(endpoint, Map.of()));
@@ -82,9 +84,10 @@ public final class TestDatabases {
 			return check(new Endpoint(container.getJdbcUrl(), container.getUsername(), container.getPassword()),
 					"The " + name + " test container did not answer");
 		}
-		return check(local, "No " + name + " test database answered at " + local.url() + ". Provide one: set "
-				+ variable + " to a JDBC URL that includes user and password, or start a Docker engine for "
-				+ "Testcontainers, or " + localHint);
+		return check(local,
+				"No " + name + " test database answered at " + local.url() + ". Provide one: set " + variable
+						+ " to a JDBC URL that includes user and password, or start a Docker engine for "
+						+ "Testcontainers, or " + localHint);
 	}
 
 	private static Endpoint check(Endpoint endpoint, String failure) {

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two processes with one candidate id on Redis, each with a store of its own: one stands aside,
- * the other leads, the term stops climbing.
+ * Two processes with one candidate id on Redis, each with a store of its own: one stands
+ * aside, the other leads, the term stops climbing.
  */
 class DuplicateCandidateIdRedisTests {
 

@@ -24,8 +24,9 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A {@code redis-server} process of a test's own, on a free loopback port and without persistence,
- * that the test may restart, flush or kill. Every server still running when the JVM exits is killed.
+ * A {@code redis-server} process of a test's own, on a free loopback port and without
+ * persistence, that the test may restart, flush or kill. Every server still running when
+ * the JVM exits is killed.
  */
 final class LocalRedisServer implements AutoCloseable {
 
@@ -49,7 +50,10 @@ final class LocalRedisServer implements AutoCloseable {
 		this.directory = Files.createTempDirectory("leader-election-redis-" + port + "-");
 	}
 
-	/** Starts a server with the given extra arguments, such as {@code --replicaof host port}. */
+	/**
+	 * Starts a server with the given extra arguments, such as
+	 * {@code --replicaof host port}.
+	 */
 	static LocalRedisServer start(String... extraArguments) {
 		return start(freePort(false), extraArguments);
 	}
@@ -70,16 +74,16 @@ final class LocalRedisServer implements AutoCloseable {
 	}
 
 	/**
-	 * Starts a Sentinel that alone decides failovers of the master named {@code mymaster} on the
-	 * given port, one second after it stops answering.
+	 * Starts a Sentinel that alone decides failovers of the master named {@code mymaster}
+	 * on the given port, one second after it stops answering.
 	 */
 	static LocalRedisServer startSentinel(int masterPort) {
 		try {
 			int port = freePort(false);
 			LocalRedisServer sentinel = new LocalRedisServer(port);
 			Path config = sentinel.directory.resolve("sentinel.conf");
-			Files.writeString(config, String.join("\n", "port " + port, "bind 127.0.0.1",
-					"dir " + sentinel.directory, "sentinel monitor mymaster 127.0.0.1 " + masterPort + " 1",
+			Files.writeString(config, String.join("\n", "port " + port, "bind 127.0.0.1", "dir " + sentinel.directory,
+					"sentinel monitor mymaster 127.0.0.1 " + masterPort + " 1",
 					"sentinel down-after-milliseconds mymaster 1000", "sentinel failover-timeout mymaster 5000", ""));
 			sentinel.arguments.addAll(List.of(config.toString(), "--sentinel"));
 			sentinel.launch();
@@ -90,7 +94,9 @@ final class LocalRedisServer implements AutoCloseable {
 		}
 	}
 
-	/** A free loopback port; for a cluster node, one whose bus port (+10000) is free too. */
+	/**
+	 * A free loopback port; for a cluster node, one whose bus port (+10000) is free too.
+	 */
 	static int freePort(boolean withBusPort) {
 		for (int attempt = 0; attempt < 100; attempt++) {
 			try (ServerSocket socket = new ServerSocket(0)) {
@@ -123,7 +129,9 @@ final class LocalRedisServer implements AutoCloseable {
 		return new RedisStandaloneConfiguration("127.0.0.1", this.port);
 	}
 
-	/** Kills the server at once (SIGKILL) and starts it again, empty, on the same port. */
+	/**
+	 * Kills the server at once (SIGKILL) and starts it again, empty, on the same port.
+	 */
 	void restart() throws IOException {
 		kill();
 		launch();
@@ -144,14 +152,20 @@ final class LocalRedisServer implements AutoCloseable {
 		}
 	}
 
-	/** Sends one command and returns its reply: a status, error, integer or bulk string as text. */
+	/**
+	 * Sends one command and returns its reply: a status, error, integer or bulk string as
+	 * text.
+	 */
 	String command(String... words) {
 		try (Socket socket = new Socket("127.0.0.1", this.port)) {
 			socket.setSoTimeout(5000);
 			OutputStream out = socket.getOutputStream();
 			StringBuilder request = new StringBuilder("*").append(words.length).append("\r\n");
 			for (String word : words) {
-				request.append('$').append(word.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(word)
+				request.append('$')
+					.append(word.getBytes(StandardCharsets.UTF_8).length)
+					.append("\r\n")
+					.append(word)
 					.append("\r\n");
 			}
 			out.write(request.toString().getBytes(StandardCharsets.UTF_8));

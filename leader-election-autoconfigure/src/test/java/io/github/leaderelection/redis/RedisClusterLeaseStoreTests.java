@@ -29,9 +29,9 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Contract tests for {@link RedisLeaseStore} on a Redis Cluster of the test's own: three masters
- * with one replica each, all local {@code redis-server} processes, reached through a Lettuce
- * cluster connection.
+ * Contract tests for {@link RedisLeaseStore} on a Redis Cluster of the test's own: three
+ * masters with one replica each, all local {@code redis-server} processes, reached
+ * through a Lettuce cluster connection.
  */
 class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 

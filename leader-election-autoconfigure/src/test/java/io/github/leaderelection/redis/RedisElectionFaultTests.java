@@ -27,9 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Elections of two engines on Redis servers of the test's own that lose their data, or fail over,
- * while one of them leads, and that hand over gracefully: beliefs never overlap, terms only grow,
- * and a release reaches the follower through pub/sub in milliseconds.
+ * Elections of two engines on Redis servers of the test's own that lose their data, or
+ * fail over, while one of them leads, and that hand over gracefully: beliefs never
+ * overlap, terms only grow, and a release reaches the follower through pub/sub in
+ * milliseconds.
  */
 class RedisElectionFaultTests {
 
@@ -50,14 +51,13 @@ class RedisElectionFaultTests {
 	@Test
 	void flushAllWhileLeadingGivesNoOverlapAndGreaterTerms() throws Exception {
 		try (LocalRedisServer server = LocalRedisServer.start()) {
-			loseDataWhileLeading(server.configuration(),
-					() -> assertThat(server.command("FLUSHALL")).isEqualTo("+OK"));
+			loseDataWhileLeading(server.configuration(), () -> assertThat(server.command("FLUSHALL")).isEqualTo("+OK"));
 		}
 	}
 
 	/**
-	 * The replica has every write here, but no store can know that: the record names the old
-	 * master's process, so the first grant on the new master waits.
+	 * The replica has every write here, but no store can know that: the record names the
+	 * old master's process, so the first grant on the new master waits.
 	 */
 	@Test
 	void sentinelFailoverWhileLeadingGivesNoOverlapAndGreaterTerms() throws Exception {
@@ -76,9 +76,9 @@ class RedisElectionFaultTests {
 	}
 
 	/**
-	 * The replica stops following before a handover, so it misses a grant; then clients are moved
-	 * to it. Trusting its record would hand out the missed term again, and could let a new leader
-	 * act while the holder of the missed term still believes.
+	 * The replica stops following before a handover, so it misses a grant; then clients
+	 * are moved to it. Trusting its record would hand out the missed term again, and
+	 * could let a new leader act while the holder of the missed term still believes.
 	 */
 	@Test
 	void failoverToAReplicaThatMissedAGrantGivesNoOverlapAndNoRepeatedTerm() throws Exception {
@@ -140,15 +140,18 @@ class RedisElectionFaultTests {
 			assertThat(monitor.samples()).isGreaterThan(1000);
 			assertThat(monitor.overlaps()).as("instants with two leaders").isZero();
 			assertThat(this.grants.stream().map(Grant::term).toList()).isSorted().doesNotHaveDuplicates();
-			// The protection at work: the first grant after the loss waited out a whole lease.
+			// The protection at work: the first grant after the loss waited out a whole
+			// lease.
 			assertThat(firstAcquiredAfter(lossStarted, a, b).activeIn()).isEqualTo(FAST.leaseDuration());
 		}
 	}
 
 	@Test
 	void gracefulHandoverTakesMillisecondsThroughPubSub() throws Exception {
-		// A long retry period, so that polling cannot pass for pub/sub: a follower polls at a random
-		// instant of its period, so it would find the release in under a second only 1 time in 10.
+		// A long retry period, so that polling cannot pass for pub/sub: a follower polls
+		// at a random
+		// instant of its period, so it would find the release in under a second only 1
+		// time in 10.
 		ElectionTiming timing = new ElectionTiming(Duration.ofSeconds(20), Duration.ofSeconds(15),
 				Duration.ofSeconds(10));
 		List<Long> handovers = new ArrayList<>();
@@ -182,7 +185,8 @@ class RedisElectionFaultTests {
 	}
 
 	private static Lease firstAcquiredAfter(long nanos, Node... nodes) {
-		return List.of(nodes).stream()
+		return List.of(nodes)
+			.stream()
 			.flatMap((node) -> node.store.acquired.stream())
 			.filter((acquired) -> acquired.nanos() - nanos > 0)
 			.min(Comparator.comparingLong((acquired) -> acquired.nanos() - nanos))
@@ -223,7 +227,8 @@ class RedisElectionFaultTests {
 				.listener(new LeaderElectionListener() {
 					@Override
 					public void granted(Leadership leadership) {
-						RedisElectionFaultTests.this.grants.add(new Grant(candidateId, leadership.term(), System.nanoTime()));
+						RedisElectionFaultTests.this.grants
+							.add(new Grant(candidateId, leadership.term(), System.nanoTime()));
 					}
 				})
 				.build();
@@ -243,7 +248,10 @@ class RedisElectionFaultTests {
 
 	}
 
-	/** Remembers the leases it acquired, when it asked for them, and when its last release started. */
+	/**
+	 * Remembers the leases it acquired, when it asked for them, and when its last release
+	 * started.
+	 */
 	private static final class RecordingStore implements LeaseStore {
 
 		final RedisLeaseStore delegate;

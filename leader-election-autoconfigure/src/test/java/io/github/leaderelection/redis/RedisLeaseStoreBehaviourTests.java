@@ -23,10 +23,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for what only {@link RedisLeaseStore} does: its keys, its behaviour when Redis loses the
- * data of a group, its announcements and its timeouts. The lease rules are in
- * {@link RedisLeaseStoreTests}. Data loss is simulated on the shared Redis by changing this test's
- * own keys; whole-server losses are in {@link RedisElectionFaultTests}.
+ * Tests for what only {@link RedisLeaseStore} does: its keys, its behaviour when Redis
+ * loses the data of a group, its announcements and its timeouts. The lease rules are in
+ * {@link RedisLeaseStoreTests}. Data loss is simulated on the shared Redis by changing
+ * this test's own keys; whole-server losses are in {@link RedisElectionFaultTests}.
  */
 class RedisLeaseStoreBehaviourTests {
 
@@ -115,7 +115,8 @@ class RedisLeaseStoreBehaviourTests {
 		Lease pending = store().tryAcquire(group, "b", lease, TIMEOUT).orElseThrow();
 		assertThat(pending.activeIn()).isGreaterThan(lease.minusMillis(100)).isLessThanOrEqualTo(lease);
 		assertThat(pending.term()).isGreaterThan(old.term()).isGreaterThanOrEqualTo(before);
-		// Once the wait is over, the grant vouches for the record: the next handover is at once,
+		// Once the wait is over, the grant vouches for the record: the next handover is
+		// at once,
 		// one term up.
 		await().atMost(Duration.ofSeconds(5)).until(() -> store.read(group, TIMEOUT).orElseThrow().activeIn().isZero());
 		store.release(pending, TIMEOUT);

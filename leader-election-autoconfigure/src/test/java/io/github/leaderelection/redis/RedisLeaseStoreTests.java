@@ -5,8 +5,9 @@ import io.github.leaderelection.spi.LeaseStoreContractTests;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * Contract tests for {@link RedisLeaseStore} on the shared test Redis (see {@link TestRedis}). Each
- * store stands for another node: it shares the storage, not its memory of seen terms.
+ * Contract tests for {@link RedisLeaseStore} on the shared test Redis (see
+ * {@link TestRedis}). Each store stands for another node: it shares the storage, not its
+ * memory of seen terms.
  */
 class RedisLeaseStoreTests extends LeaseStoreContractTests {
 

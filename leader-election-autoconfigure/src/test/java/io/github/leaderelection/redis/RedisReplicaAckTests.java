@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Replica acknowledgement ({@code WAIT}) on a master with one replica, both servers of the test's
- * own.
+ * Replica acknowledgement ({@code WAIT}) on a master with one replica, both servers of
+ * the test's own.
  */
 class RedisReplicaAckTests {
 
@@ -79,8 +79,7 @@ class RedisReplicaAckTests {
 	void failsRenewalWithoutLosingTheLeaseWhenTooFewReplicasAcknowledge() {
 		Lease lease = new RedisLeaseStore(factory, "acks:").tryAcquire("invoices", "a", LIVE, TIMEOUT).orElseThrow();
 		RedisLeaseStore demanding = new RedisLeaseStore(factory, "acks:", 2, Duration.ofMillis(200));
-		assertThatExceptionOfType(LeaderElectionException.class)
-			.isThrownBy(() -> demanding.renew(lease, LIVE, TIMEOUT))
+		assertThatExceptionOfType(LeaderElectionException.class).isThrownBy(() -> demanding.renew(lease, LIVE, TIMEOUT))
 			.withMessageContaining("renew")
 			.withMessageContaining("replica acknowledgements");
 		assertThat(demanding.read("invoices", TIMEOUT).orElseThrow().holder()).isEqualTo("a");

@@ -9,8 +9,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A loopback TCP proxy that forwards to one port and can be switched to another, dropping every
- * open connection: what clients see when a virtual address moves to another Redis.
+ * A loopback TCP proxy that forwards to one port and can be switched to another, dropping
+ * every open connection: what clients see when a virtual address moves to another Redis.
  */
 final class TcpProxy implements AutoCloseable {
 
@@ -62,7 +62,8 @@ final class TcpProxy implements AutoCloseable {
 				pump(upstream, client);
 			}
 			catch (IOException ex) {
-				closeQuietly(client); // the target is down: the client sees the drop and retries
+				closeQuietly(client); // the target is down: the client sees the drop and
+										// retries
 			}
 		}
 	}

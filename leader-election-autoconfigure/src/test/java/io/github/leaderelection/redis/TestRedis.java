@@ -20,9 +20,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The shared Redis the store tests run on, resolved once per JVM: the URI in
- * {@value #URL_VARIABLE}, else a Testcontainers container when Docker is available, else the server
- * on 127.0.0.1:6379. None answering fails the tests. Tests share it with others: they use key
- * prefixes of their own, delete only their keys and never flush it.
+ * {@value #URL_VARIABLE}, else a Testcontainers container when Docker is available, else
+ * the server on 127.0.0.1:6379. None answering fails the tests. Tests share it with
+ * others: they use key prefixes of their own, delete only their keys and never flush it.
  */
 final class TestRedis {
 
@@ -83,9 +83,10 @@ final class TestRedis {
 			return check("redis://" + container.getHost() + ":" + container.getMappedPort(6379),
 					"The Redis test container did not answer");
 		}
-		return check(LOCAL, "No Redis answered at " + LOCAL + ". Provide one: set " + URL_VARIABLE
-				+ " to a redis:// URI, or start a Docker engine for Testcontainers, or run redis-server on "
-				+ "127.0.0.1:6379");
+		return check(LOCAL,
+				"No Redis answered at " + LOCAL + ". Provide one: set " + URL_VARIABLE
+						+ " to a redis:// URI, or start a Docker engine for Testcontainers, or run redis-server on "
+						+ "127.0.0.1:6379");
 	}
 
 	private static LettuceConnectionFactory check(String url, String failure) {

@@ -19,24 +19,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The rules every {@link LeaseStore} keeps, checked against a real store: a backend's test
- * subclasses this and only says how to reach its store.
+ * The rules every {@link LeaseStore} keeps, checked against a real store: a backend's
+ * test subclasses this and only says how to reach its store.
  *
- * <p>Every test uses groups of its own, so that subclasses may share one server. Nothing compares
- * the store's clock with this JVM's: waits for expiry poll the store with generous bounds.
+ * <p>
+ * Every test uses groups of its own, so that subclasses may share one server. Nothing
+ * compares the store's clock with this JVM's: waits for expiry poll the store with
+ * generous bounds.
  */
 public abstract class LeaseStoreContractTests {
 
-	// The protected tests assume a lease that ends after a time and a forced leader that need not
-	// take part yet; a store whose leases end otherwise (a ZooKeeper session) overrides them with
+	// The protected tests assume a lease that ends after a time and a forced leader that
+	// need not
+	// take part yet; a store whose leases end otherwise (a ZooKeeper session) overrides
+	// them with
 	// its equivalent, under the same name.
 
 	/** Long enough to stay live through any step of a test on a slow machine. */
 	protected static final Duration LIVE = Duration.ofSeconds(30);
 
 	/**
-	 * The lease duration of renewals that must succeed: unlike {@link #LIVE} again, it moves the
-	 * lease end even within the millisecond of the grant, so that a store may count changed rows.
+	 * The lease duration of renewals that must succeed: unlike {@link #LIVE} again, it
+	 * moves the lease end even within the millisecond of the grant, so that a store may
+	 * count changed rows.
 	 */
 	protected static final Duration RENEWED = LIVE.plusSeconds(1);
 
@@ -51,15 +56,16 @@ public abstract class LeaseStoreContractTests {
 	private LeaseStore store;
 
 	/**
-	 * Returns a store to test. Every call within one test must reach the same storage: tests use
-	 * several stores as candidates on several nodes would.
+	 * Returns a store to test. Every call within one test must reach the same storage:
+	 * tests use several stores as candidates on several nodes would.
 	 */
 	protected abstract LeaseStore createStore();
 
 	/**
-	 * Returns a store whose configurable identifier (a table name, a key prefix, a base path) is the
-	 * given value; unsafe values must be refused with an {@link IllegalArgumentException} whose
-	 * message quotes the value and says "must match" followed by the allowed pattern.
+	 * Returns a store whose configurable identifier (a table name, a key prefix, a base
+	 * path) is the given value; unsafe values must be refused with an
+	 * {@link IllegalArgumentException} whose message quotes the value and says "must
+	 * match" followed by the allowed pattern.
 	 */
 	protected abstract LeaseStore createStoreWithIdentifier(String unsafeIdentifier);
 
@@ -267,7 +273,8 @@ public abstract class LeaseStoreContractTests {
 		String group = newGroup();
 		acquire(this.store, group, "a", LIVE).orElseThrow();
 		this.store.clear(group, TIMEOUT);
-		// b takes over the cleared lease and must wait out a's, then gives up before acting:
+		// b takes over the cleared lease and must wait out a's, then gives up before
+		// acting:
 		// a may still believe, so c must wait too.
 		Lease waiting = acquire(createStore(), group, "b", LIVE).orElseThrow();
 		assertThat(waiting.activeIn()).isPositive();
@@ -316,8 +323,9 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	/**
-	 * Checks that the store's configurable identifier cannot carry SQL, key or path syntax. A store
-	 * with no such identifier overrides this with a test showing that there is none.
+	 * Checks that the store's configurable identifier cannot carry SQL, key or path
+	 * syntax. A store with no such identifier overrides this with a test showing that
+	 * there is none.
 	 */
 	@Test
 	protected void rejectsUnsafeIdentifiers() {

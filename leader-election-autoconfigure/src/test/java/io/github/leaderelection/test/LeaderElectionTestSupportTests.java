@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Tests for {@link LeaderElectionTestSupport}: every change has been delivered when a call
- * returns, and it lasts.
+ * Tests for {@link LeaderElectionTestSupport}: every change has been delivered when a
+ * call returns, and it lasts.
  */
 class LeaderElectionTestSupportTests {
 

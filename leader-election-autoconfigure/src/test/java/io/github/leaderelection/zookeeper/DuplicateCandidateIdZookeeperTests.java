@@ -17,9 +17,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Two processes with one candidate id on ZooKeeper, each with a session of its own, do not fight:
- * ZooKeeper queues candidates by session, so the second waits in line behind the first, the term
- * stays, and the participants show the id twice (which the endpoint lists).
+ * Two processes with one candidate id on ZooKeeper, each with a session of its own, do
+ * not fight: ZooKeeper queues candidates by session, so the second waits in line behind
+ * the first, the term stays, and the participants show the id twice (which the endpoint
+ * lists).
  */
 class DuplicateCandidateIdZookeeperTests {
 
@@ -52,7 +53,8 @@ class DuplicateCandidateIdZookeeperTests {
 		await().atMost(Duration.ofSeconds(30)).until(() -> storeA.participants("orders").size() == 2);
 		assertThat(storeA.participants("orders")).containsExactly("twin", "twin");
 		await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(30)).until(() -> true);
-		assertThat(electionA.leadership()).hasValueSatisfying((leadership) -> assertThat(leadership.term()).isEqualTo(term));
+		assertThat(electionA.leadership())
+			.hasValueSatisfying((leadership) -> assertThat(leadership.term()).isEqualTo(term));
 		assertThat(electionB.isLeader()).isFalse();
 	}
 

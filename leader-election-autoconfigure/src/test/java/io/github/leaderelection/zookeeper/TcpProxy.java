@@ -13,8 +13,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * A TCP proxy between one ZooKeeper client and one server, to cut, black-hole or flap that
- * client's connection without touching the others (the kernel here has no netem).
+ * A TCP proxy between one ZooKeeper client and one server, to cut, black-hole or flap
+ * that client's connection without touching the others (the kernel here has no netem).
  */
 final class TcpProxy implements Closeable {
 
@@ -52,13 +52,19 @@ final class TcpProxy implements Closeable {
 		return this.upstreamPort;
 	}
 
-	/** Passes bytes again, on fresh connections (a black-holed stream is no longer framed). */
+	/**
+	 * Passes bytes again, on fresh connections (a black-holed stream is no longer
+	 * framed).
+	 */
 	void heal() {
 		this.mode = Mode.FORWARD;
 		dropConnections();
 	}
 
-	/** Swallows every byte, as a network partition would: both ends wait until they time out. */
+	/**
+	 * Swallows every byte, as a network partition would: both ends wait until they time
+	 * out.
+	 */
 	void blackhole() {
 		this.mode = Mode.BLACKHOLE;
 	}

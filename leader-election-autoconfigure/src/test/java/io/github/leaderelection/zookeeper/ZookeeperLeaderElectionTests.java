@@ -46,13 +46,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The election engine on the ZooKeeper store over a three-server ensemble: servers that stop,
- * sessions that expire and connections that flap never make two candidates believe at once, and a
- * leader is back afterwards.
+ * The election engine on the ZooKeeper store over a three-server ensemble: servers that
+ * stop, sessions that expire and connections that flap never make two candidates believe
+ * at once, and a leader is back afterwards.
  */
 class ZookeeperLeaderElectionTests {
 
-	/** Short, but each store call may take 500 ms (the retry period): the machine may be busy. */
+	/**
+	 * Short, but each store call may take 500 ms (the retry period): the machine may be
+	 * busy.
+	 */
 	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofSeconds(3), Duration.ofSeconds(2),
 			Duration.ofMillis(500));
 
@@ -120,7 +123,8 @@ class ZookeeperLeaderElectionTests {
 			.orElseThrow();
 		try (OverlapMonitor monitor = new OverlapMonitor(elections(candidates))) {
 			stop(victim);
-			// The followers on the stopped server move to another; the leader's connection never breaks.
+			// The followers on the stopped server move to another; the leader's
+			// connection never breaks.
 			await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(leader.election::isLeader);
 			assertThat(leader.election.leadership().orElseThrow().term()).isEqualTo(term);
 			assertThat(revocations(leader.id, 0)).isEmpty();
@@ -136,7 +140,8 @@ class ZookeeperLeaderElectionTests {
 		try (OverlapMonitor monitor = new OverlapMonitor(elections(candidates))) {
 			long stoppedAt = System.nanoTime();
 			stop(serverOf(leader));
-			// SUSPENDED stops the leader at once; once reconnected to another server, it leads again.
+			// SUSPENDED stops the leader at once; once reconnected to another server, it
+			// leads again.
 			await().atMost(WAIT).until(() -> !revocations(leader.id, stoppedAt).isEmpty());
 			Candidate next = awaitOneLeader(candidates);
 			System.out.printf("Leader's server stopped: '%s' revoked after %d ms (%s), '%s' leads after %d ms%n",
@@ -161,19 +166,22 @@ class ZookeeperLeaderElectionTests {
 		try (OverlapMonitor monitor = new OverlapMonitor(elections(candidates))) {
 			long cutAt = System.nanoTime();
 			proxy.blackhole();
-			// The server expires the session a session timeout after its last ping, and deletes the
+			// The server expires the session a session timeout after its last ping, and
+			// deletes the
 			// node; the leader stopped before, at its renew deadline or on SUSPENDED.
 			Candidate next = await().atMost(WAIT)
 				.until(() -> leaderAmong(candidates), (found) -> found.isPresent() && found.get() != cutOff)
 				.orElseThrow();
 			Event granted = grants(next.id, cutAt).get(0);
-			// The cut-off leader's last word before that grant is a revocation (on a busy machine, slow
+			// The cut-off leader's last word before that grant is a revocation (on a busy
+			// machine, slow
 			// renewals may even have revoked it before the cut).
 			Event last = this.events.stream()
 				.filter((event) -> event.candidate.equals(cutOff.id) && event.nanos - granted.nanos < 0)
 				.reduce((first, second) -> second)
 				.orElseThrow();
-			System.out.printf("Leader cut off: revoked after %d ms (%s), '%s' granted after %d ms (session timeout %d ms)%n",
+			System.out.printf(
+					"Leader cut off: revoked after %d ms (%s), '%s' granted after %d ms (session timeout %d ms)%n",
 					millisSince(cutAt, last.nanos), last.reason, next.id, millisSince(cutAt, granted.nanos),
 					SESSION_TIMEOUT.toMillis());
 			assertThat(last.granted).as("the cut-off leader was revoked first").isFalse();
@@ -220,11 +228,16 @@ class ZookeeperLeaderElectionTests {
 			}
 			// No livelock: once the flapping stops, one leader keeps one term.
 			Leadership stable = awaitStableLeadership(candidates, Duration.ofSeconds(2));
-			Candidate leader = candidates.stream().filter((c) -> c.id.equals(stable.candidateId())).findFirst().orElseThrow();
+			Candidate leader = candidates.stream()
+				.filter((c) -> c.id.equals(stable.candidateId()))
+				.findFirst()
+				.orElseThrow();
 			long term = stable.term();
-			System.out.printf("Connection flapping: %d revocations and %d grants in 12 rounds, then '%s' leads in term %d "
-					+ "(%d samples, %d overlaps)%n", revocations(null, flappingFrom).size(), grants(null, flappingFrom).size(),
-					leader.id, term, monitor.samples(), monitor.overlaps());
+			System.out.printf(
+					"Connection flapping: %d revocations and %d grants in 12 rounds, then '%s' leads in term %d "
+							+ "(%d samples, %d overlaps)%n",
+					revocations(null, flappingFrom).size(), grants(null, flappingFrom).size(), leader.id, term,
+					monitor.samples(), monitor.overlaps());
 			assertThat(monitor.overlaps()).isZero();
 		}
 	}
@@ -295,12 +308,16 @@ class ZookeeperLeaderElectionTests {
 		return new ZookeeperLeaseStore(client, BASE_PATH, false);
 	}
 
-	/** Waits until one candidate has led in one term for the given time, and returns that leadership. */
+	/**
+	 * Waits until one candidate has led in one term for the given time, and returns that
+	 * leadership.
+	 */
 	private static Leadership awaitStableLeadership(List<Candidate> candidates, Duration time) {
 		AtomicReference<@Nullable Leadership> seen = new AtomicReference<>();
 		AtomicLong since = new AtomicLong();
 		await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
-			Leadership now = leaderAmong(candidates).flatMap((candidate) -> candidate.election.leadership()).orElse(null);
+			Leadership now = leaderAmong(candidates).flatMap((candidate) -> candidate.election.leadership())
+				.orElse(null);
 			Leadership before = seen.getAndSet(now);
 			if (now == null || before == null || before.term() != now.term()) {
 				since.set(System.nanoTime());
@@ -385,7 +402,9 @@ class ZookeeperLeaderElectionTests {
 		return spec;
 	}
 
-	/** The server's role in the ensemble ("leader", "follower"), from its "srvr" command. */
+	/**
+	 * The server's role in the ensemble ("leader", "follower"), from its "srvr" command.
+	 */
 	private static String mode(InstanceSpec spec) {
 		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), spec.getPort())) {
 			socket.setSoTimeout(2000);

@@ -26,13 +26,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Contract tests for {@link ZookeeperLeaseStore} on an in-process ZooKeeper server, every store on
- * a client (a session) of its own, as candidates on several machines would be; then what only
- * ZooKeeper has: sessions, the queue and its watches.
+ * Contract tests for {@link ZookeeperLeaseStore} on an in-process ZooKeeper server, every
+ * store on a client (a session) of its own, as candidates on several machines would be;
+ * then what only ZooKeeper has: sessions, the queue and its watches.
  */
 class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 
-	/** At least the kit's longest lease (30 s), which the store requires of the session. */
+	/**
+	 * At least the kit's longest lease (30 s), which the store requires of the session.
+	 */
 	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(40);
 
 	private static final String BASE_PATH = "/contract";
@@ -95,9 +97,9 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
-	 * Overrides the kit's test: a lease cannot outlive its session, even when nobody
-	 * took over (CURATOR-696: never lead on a node of an ended session). Acquiring again queues a new
-	 * node and gives a greater term.
+	 * Overrides the kit's test: a lease cannot outlive its session, even when nobody took
+	 * over (CURATOR-696: never lead on a node of an ended session). Acquiring again
+	 * queues a new node and gives a greater term.
 	 */
 	@Test
 	@Override
@@ -117,8 +119,8 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
-	 * Overrides the kit's test, with a session that ends instead
-	 * of a lease that runs out, and a forced candidate that takes part.
+	 * Overrides the kit's test, with a session that ends instead of a lease that runs
+	 * out, and a forced candidate that takes part.
 	 */
 	@Test
 	@Override
@@ -151,8 +153,8 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
-	 * Overrides the kit's test with a target that takes part: without a
-	 * clock, ZooKeeper could never expire a lease named for a candidate that does not show up.
+	 * Overrides the kit's test with a target that takes part: without a clock, ZooKeeper
+	 * could never expire a lease named for a candidate that does not show up.
 	 */
 	@Test
 	@Override
@@ -278,7 +280,8 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		await().atMost(Duration.ofSeconds(20))
 			.ignoreExceptions()
 			.untilAsserted(() -> assertThat(keeping.renew(kept, LIVE, TIMEOUT)).isTrue());
-		// The same session: the node is still queued, so the cautious store re-acquires with a new term.
+		// The same session: the node is still queued, so the cautious store re-acquires
+		// with a new term.
 		assertThat(cautious.renew(held, LIVE, TIMEOUT)).isFalse();
 		assertThat(cautious.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow().term()).isGreaterThan(held.term());
 	}
@@ -332,7 +335,8 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		Thread.sleep(5); // the group node created again has a later creation time
 		client.delete().deletingChildrenIfNeeded().forPath(groupPath);
 		assertThat(witness.renew(old, LIVE, TIMEOUT)).isFalse();
-		// A store that never saw the group cannot tell: it acts at once, with a greater term.
+		// A store that never saw the group cannot tell: it acts at once, with a greater
+		// term.
 		ZookeeperLeaseStore newcomer = store(client(server.getConnectString()));
 		Lease fresh = newcomer.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
 		assertThat(fresh.term()).isGreaterThan(old.term());
@@ -358,7 +362,8 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	@Test
 	void acceptsPlainBasePaths() {
 		assertThat(createStoreWithIdentifier("/leader-election/app_1.v2")).isNotNull();
-		assertThatThrownBy(() -> createStoreWithIdentifier("/zookeeper/x")).isInstanceOf(IllegalArgumentException.class);
+		assertThatThrownBy(() -> createStoreWithIdentifier("/zookeeper/x"))
+			.isInstanceOf(IllegalArgumentException.class);
 		assertThatThrownBy(() -> createStoreWithIdentifier("/a/..")).hasMessageContaining("must match ^");
 		assertThatThrownBy(() -> createStoreWithIdentifier("/a/")).hasMessageContaining("must match ^");
 	}

@@ -23,7 +23,10 @@ final class ZookeeperTesting {
 	private ZookeeperTesting() {
 	}
 
-	/** ZooKeeper's servers and clients log every packet at debug level, which slows a small machine. */
+	/**
+	 * ZooKeeper's servers and clients log every packet at debug level, which slows a
+	 * small machine.
+	 */
 	static void quietLogs() {
 		for (String name : new String[] { "org.apache.zookeeper", "org.apache.curator" }) {
 			((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(name)).setLevel(Level.WARN);
@@ -36,7 +39,8 @@ final class ZookeeperTesting {
 			.sessionTimeoutMs((int) sessionTimeout.toMillis())
 			.connectionTimeoutMs(2000)
 			.retryPolicy(new ExponentialBackoffRetry(50, 5, 500))
-			// Otherwise Curator replaces the connect string by the ensemble's servers, bypassing a proxy.
+			// Otherwise Curator replaces the connect string by the ensemble's servers,
+			// bypassing a proxy.
 			.ensembleTracker(false)
 			.build();
 	}
@@ -49,8 +53,9 @@ final class ZookeeperTesting {
 	}
 
 	/**
-	 * Ends a client's session on the server, as a session timeout does (the server deletes its
-	 * ephemeral nodes at once), and waits until the client runs on a new session.
+	 * Ends a client's session on the server, as a session timeout does (the server
+	 * deletes its ephemeral nodes at once), and waits until the client runs on a new
+	 * session.
 	 */
 	static void expireSession(CuratorFramework client, String connectString) throws Exception {
 		ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();

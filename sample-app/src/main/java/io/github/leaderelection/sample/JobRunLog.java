@@ -15,9 +15,9 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Appends a row to {@code sample_job_run} for each run of the job, fenced by the leader's term: a
- * write carrying a term lower than one already written is refused. This is the pattern to copy for
- * any write that must never come from two leaders.
+ * Appends a row to {@code sample_job_run} for each run of the job, fenced by the leader's
+ * term: a write carrying a term lower than one already written is refused. This is the
+ * pattern to copy for any write that must never come from two leaders.
  */
 @Component
 public class JobRunLog {
@@ -39,7 +39,8 @@ public class JobRunLog {
 	 */
 	public boolean record(Leadership leadership) {
 		Boolean accepted = this.transaction.execute((status) -> {
-			// The fence row's lock orders concurrent writers: once a term has written, lower ones fail.
+			// The fence row's lock orders concurrent writers: once a term has written,
+			// lower ones fail.
 			int fenced = this.jdbc.update("UPDATE sample_fence SET max_term = ? WHERE group_name = ? AND max_term <= ?",
 					leadership.term(), leadership.group(), leadership.term());
 			if (fenced == 0 && createFence(leadership.group())) {
@@ -49,9 +50,10 @@ public class JobRunLog {
 			if (fenced == 0) {
 				return false;
 			}
-			this.jdbc.update("INSERT INTO sample_job_run (group_name, candidate_id, term, ran_at) "
-					+ "VALUES (?, ?, ?, CURRENT_TIMESTAMP(3))", leadership.group(), leadership.candidateId(),
-					leadership.term());
+			this.jdbc.update(
+					"INSERT INTO sample_job_run (group_name, candidate_id, term, ran_at) "
+							+ "VALUES (?, ?, ?, CURRENT_TIMESTAMP(3))",
+					leadership.group(), leadership.candidateId(), leadership.term());
 			return true;
 		});
 		if (!Boolean.TRUE.equals(accepted)) {

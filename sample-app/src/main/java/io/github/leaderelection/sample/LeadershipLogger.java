@@ -31,7 +31,9 @@ public class LeadershipLogger {
 	@EventListener
 	public void leaderChanged(LeaderChangedEvent event) {
 		logger.info("--- Leader of group '{}' is now {}", event.group(),
-				event.leader().map((leader) -> leader.candidateId() + " (term " + leader.term() + ")").orElse("unknown"));
+				event.leader()
+					.map((leader) -> leader.candidateId() + " (term " + leader.term() + ")")
+					.orElse("unknown"));
 	}
 
 }

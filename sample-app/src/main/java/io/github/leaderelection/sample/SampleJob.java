@@ -9,7 +9,8 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * The leader-only job: every instance schedules it, only the leader of the default group runs it.
+ * The leader-only job: every instance schedules it, only the leader of the default group
+ * runs it.
  */
 @Component
 public class SampleJob {
@@ -39,7 +40,8 @@ public class SampleJob {
 				this.runsInTerm = 0;
 			}
 			this.runsInTerm++;
-			// The first run of a term, then every tenth: enough to watch who works without a line a second.
+			// The first run of a term, then every tenth: enough to watch who works
+			// without a line a second.
 			if (this.runsInTerm == 1 || this.runsInTerm % 10 == 0) {
 				logger.info("Leader-only job ran as {} in term {} (run {} of this term); GET / lists the last runs",
 						leadership.candidateId(), leadership.term(), this.runsInTerm);

@@ -9,8 +9,8 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /} tells which instance this is, who leads, and the last runs of the leader-only job
- * with their terms and instances, to watch a failover from a browser.
+ * {@code GET /} tells which instance this is, who leads, and the last runs of the
+ * leader-only job with their terms and instances, to watch a failover from a browser.
  */
 @RestController
 public class StatusController {

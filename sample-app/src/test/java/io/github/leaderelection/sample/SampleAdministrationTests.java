@@ -24,9 +24,9 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:sample-administration-test;DB_CLOSE_DELAY=-1",
-				"leader-election.jdbc.allow-in-memory-database=true",
-				"leader-election.lease-duration=3s", "leader-election.renew-deadline=2s",
-				"leader-election.retry-period=500ms", "management.endpoint.leaderelection.access=unrestricted" })
+				"leader-election.jdbc.allow-in-memory-database=true", "leader-election.lease-duration=3s",
+				"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms",
+				"management.endpoint.leaderelection.access=unrestricted" })
 class SampleAdministrationTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);

@@ -19,9 +19,8 @@ import static org.awaitility.Awaitility.await;
 
 @ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:sample-test;DB_CLOSE_DELAY=-1",
-		"leader-election.jdbc.allow-in-memory-database=true",
-		"leader-election.lease-duration=3s", "leader-election.renew-deadline=2s",
-		"leader-election.retry-period=500ms", "sample.job-interval=200ms" })
+		"leader-election.jdbc.allow-in-memory-database=true", "leader-election.lease-duration=3s",
+		"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms", "sample.job-interval=200ms" })
 class SampleApplicationTests {
 
 	@Autowired
@@ -80,7 +79,8 @@ class SampleApplicationTests {
 				"stale-instance", term - 1, (t) -> true);
 		assertThat(log.record(stale)).isFalse();
 		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM sample_job_run WHERE candidate_id = 'stale-instance'",
-				Integer.class)).isZero();
+				Integer.class))
+			.isZero();
 	}
 
 }

@@ -26,9 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Every way a write operation of the {@code leaderelection} endpoint can fail answers over HTTP with
- * a status an operator can act on and a JSON body, never a 500. The store is the in-memory one,
- * with candidate ids that make it refuse, fail or time out as a real store would.
+ * Every way a write operation of the {@code leaderelection} endpoint can fail answers
+ * over HTTP with a status an operator can act on and a JSON body, never a 500. The store
+ * is the in-memory one, with candidate ids that make it refuse, fail or time out as a
+ * real store would.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:sample-endpoint-statuses-test;DB_CLOSE_DELAY=-1",
@@ -115,7 +116,10 @@ class SampleEndpointStatusesTests {
 	@TestConfiguration(proxyBeanMethods = false)
 	static class MisbehavingStoreConfiguration {
 
-		/** A store that refuses, fails or times out for some candidate ids, as a real one would. */
+		/**
+		 * A store that refuses, fails or times out for some candidate ids, as a real one
+		 * would.
+		 */
 		@Bean
 		LeaseStore misbehavingLeaseStore() {
 			return new InMemoryLeaseStore() {

@@ -20,14 +20,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample app serves the leader election endpoint, health and metrics over HTTP; the endpoint's
- * write operations are off by default.
+ * The sample app serves the leader election endpoint, health and metrics over HTTP; the
+ * endpoint's write operations are off by default.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:sample-operations-test;DB_CLOSE_DELAY=-1",
-				"leader-election.jdbc.allow-in-memory-database=true",
-				"leader-election.lease-duration=3s", "leader-election.renew-deadline=2s",
-				"leader-election.retry-period=500ms" })
+				"leader-election.jdbc.allow-in-memory-database=true", "leader-election.lease-duration=3s",
+				"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms" })
 class SampleOperationsTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -52,8 +51,7 @@ class SampleOperationsTests {
 			.containsEntry("backend", "jdbc")
 			.containsEntry("storeReachable", true)
 			.containsKeys("leaderSince", "leaseRemaining");
-		assertThat(((Number) group.get("term")).longValue())
-			.isEqualTo(this.election.leadership().orElseThrow().term());
+		assertThat(((Number) group.get("term")).longValue()).isEqualTo(this.election.leadership().orElseThrow().term());
 		assertThat(get("/actuator/leaderelection/sample-scheduler").getBody()).containsEntry("role", "LEADER");
 		assertThat(get("/actuator/leaderelection/no-such-group").getStatusCode().value()).isEqualTo(404);
 	}

@@ -23,16 +23,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Two sample-app JVMs elect through the local MariaDB: one leads, a graceful stop hands over
- * within about a retry period, a {@code kill -9} fails over after the lease, and the fenced job
- * rows show terms that never interleave. It runs twice: on the ordinary context, and on the context
- * that Spring's AOT processing generated at build time ({@code -Dspring.aot.enabled=true}), so that
- * both elect and gate alike.
+ * Two sample-app JVMs elect through the local MariaDB: one leads, a graceful stop hands
+ * over within about a retry period, a {@code kill -9} fails over after the lease, and the
+ * fenced job rows show terms that never interleave. It runs twice: on the ordinary
+ * context, and on the context that Spring's AOT processing generated at build time
+ * ({@code -Dspring.aot.enabled=true}), so that both elect and gate alike.
  */
 class TwoInstancesIT {
 
-	private static final String URL = System.getenv().getOrDefault("LEADER_ELECTION_TEST_MYSQL_URL",
-			"jdbc:mariadb://127.0.0.1:3306/test?user=root&password=");
+	private static final String URL = System.getenv()
+		.getOrDefault("LEADER_ELECTION_TEST_MYSQL_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root&password=");
 
 	private static final Duration LEASE = Duration.ofSeconds(4);
 
@@ -97,8 +97,9 @@ class TwoInstancesIT {
 	private void assertTermsNeverInterleave() throws SQLException {
 		List<long[]> runs = new ArrayList<>();
 		List<String> owners = new ArrayList<>();
-		try (Connection connection = connect(); PreparedStatement select = connection.prepareStatement(
-				"SELECT term, candidate_id FROM sample_job_run WHERE group_name = ? ORDER BY ran_at, term")) {
+		try (Connection connection = connect();
+				PreparedStatement select = connection.prepareStatement(
+						"SELECT term, candidate_id FROM sample_job_run WHERE group_name = ? ORDER BY ran_at, term")) {
 			select.setString(1, this.group);
 			try (ResultSet rows = select.executeQuery()) {
 				while (rows.next()) {
@@ -123,11 +124,11 @@ class TwoInstancesIT {
 		Files.createDirectories(log.getParent());
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		List<String> command = List.of(java, "-Xmx256m", "-Dspring.aot.enabled=" + this.aot, "-jar",
-				System.getProperty("sample.jar", "target/sample-app.jar"),
-				"--spring.profiles.active=mariadb", "--server.port=0", "--leader-election.group=" + this.group,
-				"--leader-election.candidate-id=" + candidateId, "--leader-election.lease-duration=" + LEASE.toMillis() + "ms",
-				"--leader-election.renew-deadline=3s", "--leader-election.retry-period=" + RETRY.toMillis() + "ms",
-				"--sample.job-interval=200ms");
+				System.getProperty("sample.jar", "target/sample-app.jar"), "--spring.profiles.active=mariadb",
+				"--server.port=0", "--leader-election.group=" + this.group,
+				"--leader-election.candidate-id=" + candidateId,
+				"--leader-election.lease-duration=" + LEASE.toMillis() + "ms", "--leader-election.renew-deadline=3s",
+				"--leader-election.retry-period=" + RETRY.toMillis() + "ms", "--sample.job-interval=200ms");
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
 		this.processes.add(process);
 		return process;
@@ -153,8 +154,9 @@ class TwoInstancesIT {
 	}
 
 	private int runsBy(String candidateId) throws SQLException {
-		try (Connection connection = connect(); PreparedStatement select = connection
-			.prepareStatement("SELECT COUNT(*) FROM sample_job_run WHERE group_name = ? AND candidate_id = ?")) {
+		try (Connection connection = connect();
+				PreparedStatement select = connection.prepareStatement(
+						"SELECT COUNT(*) FROM sample_job_run WHERE group_name = ? AND candidate_id = ?")) {
 			select.setString(1, this.group);
 			select.setString(2, candidateId);
 			try (ResultSet rows = select.executeQuery()) {

@@ -18,6 +18,8 @@ import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.LeaderInfo;
+import io.github.leaderelection.Leadership;
+import io.github.leaderelection.RevocationReason;
 import io.github.leaderelection.actuate.ActionFailedException.Kind;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -60,7 +62,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *
  * <p>
  * As a {@link LeaderElectionListener} (it must be added to the registry) it notes since
- * when this instance has observed each group's leader.
+ * when this instance has observed each group's leader, and keeps each group's last
+ * transitions ({@code history}: granted, revoked with the reason, leader changed), so
+ * that a move of leadership can be explained without logs.
  */
 @Endpoint(id = "leaderelection", defaultAccess = Access.READ_ONLY)
 public class LeaderElectionEndpoint implements LeaderElectionListener {
@@ -75,6 +79,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 
 	/** Per group, the leader last observed and the instant it was. */
 	private final Map<String, Observed> observed = new ConcurrentHashMap<>();
+
+	private final LeadershipHistory history;
 
 	/**
 	 * Creates an endpoint.
@@ -91,10 +97,22 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 		this.registry = Objects.requireNonNull(registry, "registry");
 		this.participants = participants;
 		this.clock = Objects.requireNonNull(clock, "clock");
+		this.history = new LeadershipHistory(clock, LeadershipHistory.DEFAULT_SIZE);
+	}
+
+	@Override
+	public void granted(Leadership leadership) {
+		this.history.granted(leadership);
+	}
+
+	@Override
+	public void revoked(Leadership leadership, RevocationReason reason) {
+		this.history.revoked(leadership, reason);
 	}
 
 	@Override
 	public void leaderChanged(String group, @Nullable LeaderInfo leader) {
+		this.history.leaderChanged(group, leader);
 		if (leader != null) {
 			this.observed.put(group, new Observed(leader, this.clock.instant().truncatedTo(ChronoUnit.MILLIS)));
 		}
@@ -196,7 +214,7 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 				(leader != null) ? leader.term() : null,
 				(since != null && since.leader().equals(leader)) ? since.at().toString() : null, state.backend(),
 				state.leaseRemaining().map(GroupState::format).orElse(null), state.consecutiveFailures(),
-				!state.storeUnreachable(), participants(election.group()));
+				!state.storeUnreachable(), participants(election.group()), this.history.of(election.group()));
 	}
 
 	private @Nullable List<String> participants(String group) {
@@ -265,11 +283,13 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	 * @param consecutiveFailures failed store attempts in a row
 	 * @param storeReachable whether the store answered within the renew deadline
 	 * @param participants the group's candidates, when the store can tell
+	 * @param history the group's last transitions as this instance saw them (at most
+	 * {@value LeadershipHistory#DEFAULT_SIZE}), oldest first
 	 */
 	public record GroupDescriptor(String role, String candidateId, @JsonInclude(Include.ALWAYS) @Nullable String leader,
 			@JsonInclude(Include.ALWAYS) @Nullable Long term, @Nullable String leaderSince, String backend,
 			@Nullable String leaseRemaining, int consecutiveFailures, boolean storeReachable,
-			@Nullable List<String> participants) implements OperationResponseBody {
+			@Nullable List<String> participants, List<LeadershipTransition> history) implements OperationResponseBody {
 
 	}
 

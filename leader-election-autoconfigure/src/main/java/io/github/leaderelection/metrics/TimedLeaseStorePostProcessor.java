@@ -1,12 +1,8 @@
 package io.github.leaderelection.metrics;
 
-import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 
-import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -15,9 +11,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.RootClassFilter;
-import org.springframework.aop.support.StaticMethodMatcherPointcut;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Times the requests of every {@link LeaseStore} bean as
@@ -33,9 +26,6 @@ import org.springframework.util.ReflectionUtils;
  * lease no longer ours) or {@code failure} (an exception, such as a timeout).
  */
 public class TimedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
-
-	private static final Map<String, String> OPERATIONS = Map.of("read", "read", "tryAcquire", "acquire", "renew",
-			"renew", "release", "release", "forceLeader", "force", "clear", "clear");
 
 	/**
 	 * Creates a post-processor.
@@ -56,22 +46,6 @@ public class TimedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisi
 		return factory;
 	}
 
-	/** Matches the timed methods of every lease store. */
-	private static final class LeaseOperations extends StaticMethodMatcherPointcut {
-
-		LeaseOperations() {
-			setClassFilter(new RootClassFilter(LeaseStore.class));
-		}
-
-		@Override
-		public boolean matches(Method method, Class<?> targetClass) {
-			String name = method.getName();
-			return OPERATIONS.containsKey(name)
-					&& ReflectionUtils.findMethod(LeaseStore.class, name, method.getParameterTypes()) != null;
-		}
-
-	}
-
 	private static final class TimingInterceptor implements MethodInterceptor {
 
 		private final Supplier<@Nullable LeaderElectionMetrics> metricsLookup;
@@ -84,8 +58,8 @@ public class TimedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisi
 
 		@Override
 		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-			String operation = OPERATIONS.get(invocation.getMethod().getName());
-			String group = group(invocation.getArguments());
+			String operation = LeaseOperations.name(invocation.getMethod());
+			String group = LeaseOperations.group(invocation.getArguments());
 			if (operation == null || group == null) {
 				return invocation.proceed();
 			}
@@ -98,7 +72,7 @@ public class TimedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisi
 				record(group, operation, "failure", start);
 				throw ex;
 			}
-			record(group, operation, outcome(operation, result), start);
+			record(group, operation, LeaseOperations.outcome(operation, result), start);
 			return result;
 		}
 
@@ -112,25 +86,6 @@ public class TimedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisi
 			if (current != null) {
 				current.recordStoreRequest(group, operation, outcome, nanos);
 			}
-		}
-
-		private static String outcome(String operation, @Nullable Object result) {
-			boolean rejected = switch (operation) {
-				case "acquire" -> result instanceof Optional<?> lease && lease.isEmpty();
-				case "renew" -> Boolean.FALSE.equals(result);
-				default -> false;
-			};
-			return rejected ? "rejected" : "success";
-		}
-
-		private static @Nullable String group(@Nullable Object[] arguments) {
-			if (arguments.length == 0) {
-				return null;
-			}
-			if (arguments[0] instanceof String group) {
-				return group;
-			}
-			return (arguments[0] instanceof Lease lease) ? lease.group() : null;
 		}
 
 	}

@@ -133,6 +133,32 @@ class LeaderElectionEndpointTests {
 	}
 
 	@Test
+	void showsEachGroupsLastTransitionsWithTheirReasons() {
+		LeaderElectionEngine first = engine("first");
+		LeaderElectionEndpoint endpoint = new LeaderElectionEndpoint(first, null);
+		first.addListener(endpoint);
+		LeaderElection orders = first.join("orders");
+		first.start();
+		await().atMost(TIMEOUT).until(orders::isLeader);
+		long term = orders.leadership().orElseThrow().term();
+		orders.yieldLeadership();
+		await().atMost(TIMEOUT)
+			.until(() -> endpoint.group("orders").history().stream().anyMatch((t) -> "revoked".equals(t.type())));
+		List<LeadershipTransition> history = endpoint.group("orders").history();
+		assertThat(history).anySatisfy((transition) -> {
+			assertThat(transition.type()).isEqualTo("granted");
+			assertThat(transition.term()).isEqualTo(term);
+			assertThat(transition.leader()).isEqualTo("first");
+			assertThat(Instant.parse(transition.time())).isNotNull();
+		});
+		assertThat(history).anySatisfy((transition) -> {
+			assertThat(transition.type()).isEqualTo("revoked");
+			assertThat(transition.term()).isEqualTo(term);
+			assertThat(transition.reason()).isEqualTo("YIELDED");
+		});
+	}
+
+	@Test
 	void refusesUnknownGroupsActionsAndMissingCandidates() {
 		LeaderElectionEndpoint endpoint = new LeaderElectionEndpoint(startedLeader("first"), null);
 		assertThatExceptionOfType(ActionFailedException.class).isThrownBy(() -> endpoint.act("billing", "yield", null))

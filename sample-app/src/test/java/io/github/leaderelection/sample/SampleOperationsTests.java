@@ -41,6 +41,7 @@ class SampleOperationsTests {
 	private LeaderElection election;
 
 	@Test
+	@SuppressWarnings("unchecked")
 	void endpointShowsEveryGroupWithItsLeader() {
 		await().atMost(TIMEOUT).until(this.election::isLeader);
 		Map<String, Object> body = get("/actuator/leaderelection").getBody();
@@ -50,7 +51,10 @@ class SampleOperationsTests {
 			.containsEntry("leader", this.election.candidateId())
 			.containsEntry("backend", "jdbc")
 			.containsEntry("storeReachable", true)
-			.containsKeys("leaderSince", "leaseRemaining");
+			.containsKeys("leaderSince", "leaseRemaining", "history");
+		assertThat((List<Map<String, Object>>) group.get("history"))
+			.anySatisfy((transition) -> assertThat(transition).containsEntry("type", "granted")
+				.containsEntry("leader", this.election.candidateId()));
 		assertThat(((Number) group.get("term")).longValue()).isEqualTo(this.election.leadership().orElseThrow().term());
 		assertThat(get("/actuator/leaderelection/sample-scheduler").getBody()).containsEntry("role", "LEADER");
 		assertThat(get("/actuator/leaderelection/no-such-group").getStatusCode().value()).isEqualTo(404);

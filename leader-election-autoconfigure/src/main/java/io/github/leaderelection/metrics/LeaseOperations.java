@@ -1,0 +1,65 @@
+package io.github.leaderelection.metrics;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.Optional;
+
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.RootClassFilter;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * The six lease operations of every {@link LeaseStore}, as the timer and the observation
+ * of store calls name them ({@code read}, {@code acquire}, {@code renew},
+ * {@code release}, {@code force}, {@code clear}), and the pointcut that matches them.
+ */
+final class LeaseOperations extends StaticMethodMatcherPointcut {
+
+	private static final Map<String, String> NAMES = Map.of("read", "read", "tryAcquire", "acquire", "renew", "renew",
+			"release", "release", "forceLeader", "force", "clear", "clear");
+
+	LeaseOperations() {
+		setClassFilter(new RootClassFilter(LeaseStore.class));
+	}
+
+	@Override
+	public boolean matches(Method method, Class<?> targetClass) {
+		String name = method.getName();
+		return NAMES.containsKey(name)
+				&& ReflectionUtils.findMethod(LeaseStore.class, name, method.getParameterTypes()) != null;
+	}
+
+	/** The operation's name, or {@code null} for another method. */
+	static @Nullable String name(Method method) {
+		return NAMES.get(method.getName());
+	}
+
+	/**
+	 * {@code rejected} for an acquire that found another holder or a renewal of a lease
+	 * no longer ours, else {@code success}.
+	 */
+	static String outcome(String operation, @Nullable Object result) {
+		boolean rejected = switch (operation) {
+			case "acquire" -> result instanceof Optional<?> lease && lease.isEmpty();
+			case "renew" -> Boolean.FALSE.equals(result);
+			default -> false;
+		};
+		return rejected ? "rejected" : "success";
+	}
+
+	/** The group an operation acts on, from its first argument. */
+	static @Nullable String group(@Nullable Object[] arguments) {
+		if (arguments.length == 0) {
+			return null;
+		}
+		if (arguments[0] instanceof String group) {
+			return group;
+		}
+		return (arguments[0] instanceof Lease lease) ? lease.group() : null;
+	}
+
+}

@@ -1,0 +1,104 @@
+package io.github.leaderelection.metrics;
+
+import java.lang.reflect.Modifier;
+import java.util.function.Supplier;
+
+import io.github.leaderelection.spi.LeaseStore;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+
+/**
+ * Wraps the lease operations of every {@link LeaseStore} bean in a Micrometer
+ * {@link Observation} named {@value #STORE_CALL}, so that traces show the election's
+ * store calls next to the application's own. Low-cardinality key values:
+ * {@code operation} ({@code read}, {@code acquire}, {@code renew}, {@code release},
+ * {@code force}, {@code clear}), {@code backend} and {@code outcome} ({@code success},
+ * {@code rejected}, {@code failure}); high-cardinality: {@code group}.
+ *
+ * <p>
+ * Apart from the {@code leader.election.store.requests} timer, which stays as it is: this
+ * observation has a name of its own, so a meter handler that also turns observations into
+ * timers does not count the same requests under the same name twice.
+ */
+public class ObservedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+
+	/** The name of the observation of one store call. */
+	public static final String STORE_CALL = "leader.election.store.call";
+
+	/**
+	 * Creates a post-processor.
+	 * @param registry the observation registry, looked up on each call until there is one
+	 * (the stores are created before it is ready)
+	 */
+	public ObservedLeaseStorePostProcessor(Supplier<@Nullable ObservationRegistry> registry) {
+		this.advisor = new DefaultPointcutAdvisor(new LeaseOperations(), new ObservingInterceptor(registry));
+		this.beforeExistingAdvisors = true;
+	}
+
+	@Override
+	protected ProxyFactory prepareProxyFactory(Object bean, String beanName) {
+		ProxyFactory factory = super.prepareProxyFactory(bean, beanName);
+		if (!Modifier.isFinal(bean.getClass().getModifiers())) {
+			factory.setProxyTargetClass(true);
+		}
+		return factory;
+	}
+
+	private static final class ObservingInterceptor implements MethodInterceptor {
+
+		private final Supplier<@Nullable ObservationRegistry> registryLookup;
+
+		private volatile @Nullable ObservationRegistry registry;
+
+		ObservingInterceptor(Supplier<@Nullable ObservationRegistry> registryLookup) {
+			this.registryLookup = registryLookup;
+		}
+
+		@Override
+		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+			String operation = LeaseOperations.name(invocation.getMethod());
+			String group = LeaseOperations.group(invocation.getArguments());
+			ObservationRegistry current = registry();
+			if (operation == null || group == null || current == null || current.isNoop()
+					|| !(invocation.getThis() instanceof LeaseStore store)) {
+				return invocation.proceed();
+			}
+			Observation observation = Observation.createNotStarted(STORE_CALL, current)
+				.lowCardinalityKeyValue("operation", operation)
+				.lowCardinalityKeyValue("backend", store.backend())
+				.highCardinalityKeyValue("group", group)
+				.start();
+			try (Observation.Scope scope = observation.openScope()) {
+				Object result = invocation.proceed();
+				observation.lowCardinalityKeyValue("outcome", LeaseOperations.outcome(operation, result));
+				return result;
+			}
+			catch (Throwable ex) {
+				observation.lowCardinalityKeyValue("outcome", "failure");
+				observation.error(ex);
+				throw ex;
+			}
+			finally {
+				observation.stop();
+			}
+		}
+
+		private @Nullable ObservationRegistry registry() {
+			ObservationRegistry current = this.registry;
+			if (current == null) {
+				current = this.registryLookup.get();
+				this.registry = current;
+			}
+			return current;
+		}
+
+	}
+
+}

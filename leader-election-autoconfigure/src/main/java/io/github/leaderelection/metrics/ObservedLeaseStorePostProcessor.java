@@ -1,6 +1,5 @@
 package io.github.leaderelection.metrics;
 
-import java.lang.reflect.Modifier;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.spi.LeaseStore;
@@ -9,10 +8,6 @@ import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.aop.framework.ProxyFactory;
-import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
-import org.springframework.aop.support.DefaultPointcutAdvisor;
 
 /**
  * Wraps the lease operations of every {@link LeaseStore} bean in a Micrometer
@@ -27,7 +22,7 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
  * observation has a name of its own, so a meter handler that also turns observations into
  * timers does not count the same requests under the same name twice.
  */
-public class ObservedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+public class ObservedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor {
 
 	/** The name of the observation of one store call. */
 	public static final String STORE_CALL = "leader.election.store.call";
@@ -38,17 +33,7 @@ public class ObservedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdv
 	 * (the stores are created before it is ready)
 	 */
 	public ObservedLeaseStorePostProcessor(Supplier<@Nullable ObservationRegistry> registry) {
-		this.advisor = new DefaultPointcutAdvisor(new LeaseOperations(), new ObservingInterceptor(registry));
-		this.beforeExistingAdvisors = true;
-	}
-
-	@Override
-	protected ProxyFactory prepareProxyFactory(Object bean, String beanName) {
-		ProxyFactory factory = super.prepareProxyFactory(bean, beanName);
-		if (!Modifier.isFinal(bean.getClass().getModifiers())) {
-			factory.setProxyTargetClass(true);
-		}
-		return factory;
+		super(new ObservingInterceptor(registry));
 	}
 
 	private static final class ObservingInterceptor implements MethodInterceptor {

@@ -1,16 +1,11 @@
 package io.github.leaderelection.metrics;
 
-import java.lang.reflect.Modifier;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.spi.LeaseStore;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.aop.framework.ProxyFactory;
-import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
-import org.springframework.aop.support.DefaultPointcutAdvisor;
 
 /**
  * Times the requests of every {@link LeaseStore} bean as
@@ -25,7 +20,7 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
  * {@code success}, {@code rejected} (an acquire that found another holder, a renewal of a
  * lease no longer ours) or {@code failure} (an exception, such as a timeout).
  */
-public class TimedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+public class TimedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor {
 
 	/**
 	 * Creates a post-processor.
@@ -33,17 +28,7 @@ public class TimedLeaseStorePostProcessor extends AbstractBeanFactoryAwareAdvisi
 	 * some (the stores are created long before the meter registry is ready)
 	 */
 	public TimedLeaseStorePostProcessor(Supplier<@Nullable LeaderElectionMetrics> metrics) {
-		this.advisor = new DefaultPointcutAdvisor(new LeaseOperations(), new TimingInterceptor(metrics));
-		this.beforeExistingAdvisors = true;
-	}
-
-	@Override
-	protected ProxyFactory prepareProxyFactory(Object bean, String beanName) {
-		ProxyFactory factory = super.prepareProxyFactory(bean, beanName);
-		if (!Modifier.isFinal(bean.getClass().getModifiers())) {
-			factory.setProxyTargetClass(true);
-		}
-		return factory;
+		super(new TimingInterceptor(metrics));
 	}
 
 	private static final class TimingInterceptor implements MethodInterceptor {

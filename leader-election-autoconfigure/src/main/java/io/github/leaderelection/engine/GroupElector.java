@@ -460,8 +460,13 @@ final class GroupElector implements LeaderElection {
 			if (this.conflict != null) {
 				return followerDelay();
 			}
-			if (now() - this.competeAfterNanos < 0) {
-				return followerDelay();
+			long stayOut = this.competeAfterNanos - now();
+			if (stayOut > 0) {
+				// Try the moment the window after a yield ends, not a retry period later:
+				// after back-to-back yields the one that yielded first must be back in
+				// the
+				// race before the one that yielded last, whose window ends later.
+				return stayOut;
 			}
 		}
 		if (current != null && !current.isAcquirableBy(this.candidateId)) {

@@ -350,8 +350,27 @@ final class GroupElector implements LeaderElection {
 				throw error;
 			}
 			failed(ex);
-			return isHolding() ? this.retryPeriodNanos : followerDelay();
+			return retryDelayAfterFailure();
 		}
+	}
+
+	/**
+	 * When to try again after a failed attempt. A leader retries a failed renewal at
+	 * once, then four times per retry period until its deadline: the belief lasts a renew
+	 * deadline from the start of the last renewal that succeeded, and waiting a whole
+	 * period between tries would throw away up to a period of it, so an outage the leader
+	 * could have ridden out would end its leadership. (A failure that hangs is bounded by
+	 * the call timeout, so these tries never pile up.) Everyone else keeps to the retry
+	 * period, so that a store that is down is not pressed harder by followers.
+	 */
+	private synchronized long retryDelayAfterFailure() {
+		if (this.held == null) {
+			return followerDelay();
+		}
+		if (this.belief == null || this.releaseRequested) {
+			return this.retryPeriodNanos;
+		}
+		return (this.consecutiveFailures <= 1) ? 0 : this.retryPeriodNanos / 4;
 	}
 
 	private long attempt() {
@@ -394,10 +413,8 @@ final class GroupElector implements LeaderElection {
 			Belief current = this.belief;
 			if (before != null) {
 				if (current != before) {
-					// The deadline passed during the call and leadership was revoked: a
-					// new grant
-					// needs a new term, so acquire again.
-					this.held = null;
+					// The deadline passed during the call and leadership was revoked: the
+					// lease is released (see expire), and a new grant needs a new term.
 					return 0;
 				}
 				Belief extended = new Belief(current.leadership, start + this.renewDeadlineNanos);
@@ -596,7 +613,18 @@ final class GroupElector implements LeaderElection {
 		}
 		boolean storeTrouble = this.consecutiveFailures > 0 || storeCallPending;
 		revoke(expected, storeTrouble ? RevocationReason.STORE_ERROR : RevocationReason.LEASE_LOST);
-		this.held = null;
+		if (this.held != null) {
+			// Give up the place as well as the belief. Over a slow link, calls that this
+			// side gave up on still reach the store and keep the lease alive there (a
+			// late renewal, a ZooKeeper session that still pings), and nobody else could
+			// lead for as long as the link stays slow. The release is one more such call:
+			// it lands even if its answer comes too late.
+			this.releaseRequested = true;
+			if (storeTrouble) {
+				// The others, whose links work, get the first try.
+				this.competeAfterNanos = now() + this.retryPeriodNanos;
+			}
+		}
 	}
 
 	private void scheduleDeadlineCheck(Belief current) {
@@ -684,10 +712,6 @@ final class GroupElector implements LeaderElection {
 	/** Time since this elector started competing, or null before it started. */
 	synchronized @Nullable Duration sinceStarted() {
 		return this.started ? Duration.ofNanos(now() - this.startedNanos) : null;
-	}
-
-	private synchronized boolean isHolding() {
-		return this.held != null;
 	}
 
 	private <T> T callStore(String operation, Callable<T> call) {

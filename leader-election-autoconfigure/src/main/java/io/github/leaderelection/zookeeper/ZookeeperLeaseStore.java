@@ -312,6 +312,9 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	private @Nullable Void release(Lease lease, String holder, @Nullable Member member, long deadline)
 			throws Exception {
+		if (member != null && member.term == lease.term() && member.node != null && releaseHeld(member, deadline)) {
+			return null;
+		}
 		GroupView view = view(lease.group(), deadline);
 		if (view == null || !holder.equals(view.grant().holder()) || view.grant().term() != lease.term()) {
 			return null;
@@ -329,15 +332,31 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				|| member == null || !Objects.equals(member.node, last.node())) {
 			return null;
 		}
-		member.node = null;
-		member.term = 0;
-		if (watcherCount(member.group) > 0) {
-			rejoin(member, deadline); // a yield: queue again, behind the others
-		}
-		else {
-			leave(member);
-		}
+		released(member, deadline);
 		return null;
+	}
+
+	/**
+	 * Releases this store's own grant in one round trip, without reading the group first:
+	 * the group node's version is known from the grant or the last renewal that wrote. A
+	 * leader that gave up because its link is slow must give up its place over that same
+	 * link, and a request sent is applied by the server even when its answer comes after
+	 * this call timed out.
+	 * @return whether it was released; false when the group changed since (a forced
+	 * change), in which case the caller reads the group and decides again
+	 */
+	private boolean releaseHeld(Member member, long deadline) throws Exception {
+		String node = Objects.requireNonNull(member.node);
+		long quietMillis = member.isActive() ? 0 : member.quietMillis;
+		Grant released = new Grant(member.term, null, null, member.leaseMillis, quietMillis);
+		CuratorEvent result = this.zookeeper.transaction(deadline,
+				this.zookeeper.setData(groupPath(member.group), member.version, released.bytes()),
+				this.zookeeper.delete(nodePath(member.group, node)));
+		if (CuratorCalls.isConflict(result)) {
+			return false;
+		}
+		released(member, deadline);
+		return true;
 	}
 
 	/**
@@ -469,6 +488,21 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		String created = this.zookeeper.createEphemeralSequential(groupPath(member.group) + "/lease-",
 				member.candidateId.getBytes(StandardCharsets.UTF_8), deadline);
 		member.node = ZKPaths.getNodeFromPath(created);
+	}
+
+	/**
+	 * After its grant was released: queue again, behind the others, while its elector
+	 * still competes (a yield, a leader that gave up), else leave the group.
+	 */
+	private void released(Member member, long deadline) {
+		member.node = null;
+		member.term = 0;
+		if (watcherCount(member.group) > 0) {
+			rejoin(member, deadline);
+		}
+		else {
+			leave(member);
+		}
 	}
 
 	private void rejoin(Member member, long deadline) {

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
@@ -38,6 +39,8 @@ final class TcpProxy implements Closeable {
 
 	private volatile Mode mode = Mode.FORWARD;
 
+	private volatile long latencyMillis;
+
 	TcpProxy(int upstreamPort) throws IOException {
 		this.upstreamPort = upstreamPort;
 		this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -67,6 +70,14 @@ final class TcpProxy implements Closeable {
 	 */
 	void blackhole() {
 		this.mode = Mode.BLACKHOLE;
+	}
+
+	/**
+	 * Holds every chunk of bytes this long, each way, as a slow or congested link would;
+	 * 0 for none.
+	 */
+	void latency(Duration latency) {
+		this.latencyMillis = latency.toMillis();
 	}
 
 	/** Closes the connections and refuses new ones, as a crashed server would. */
@@ -116,6 +127,10 @@ final class TcpProxy implements Closeable {
 			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
+					long latency = this.latencyMillis;
+					if (latency > 0) {
+						Thread.sleep(latency);
+					}
 					if (this.mode == Mode.FORWARD) {
 						out.write(buffer, 0, read);
 						out.flush();
@@ -124,6 +139,9 @@ final class TcpProxy implements Closeable {
 			}
 			catch (IOException ex) {
 				// one side closed
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
 			}
 			finally {
 				closeQuietly(from);

@@ -242,6 +242,39 @@ class ZookeeperLeaderElectionTests {
 		}
 	}
 
+	/**
+	 * The leader's link gets so slow that every call times out, while its session lives
+	 * on (pings still arrive). Its queue node kept everyone else out for as long as the
+	 * link stayed slow, until a leader that gives up also gave up its place (issue 17).
+	 */
+	@Test
+	void aLeaderThatGivesUpOnASlowLinkLetsAnotherLead() throws Exception {
+		String group = newGroup();
+		TcpProxy slowLink = proxy(cluster.getInstances().iterator().next());
+		Candidate leader = startCandidate("slow", group, slowLink.connectString(), TIMING, this::store);
+		await().atMost(WAIT).until(leader.election::isLeader);
+		Candidate other = startCandidate("other", group, cluster.getConnectString(), TIMING, this::store);
+		await().atMost(WAIT).until(() -> other.election.currentLeader().isPresent());
+		try (OverlapMonitor monitor = new OverlapMonitor(elections(List.of(leader, other)))) {
+			// A round trip of 1.6 s: above the 500 ms call timeout, well within the
+			// session timeout.
+			slowLink.latency(Duration.ofMillis(800));
+			long slowFrom = System.nanoTime();
+			await().atMost(WAIT).until(other.election::isLeader);
+			long leaderless = millisSince(slowFrom, System.nanoTime());
+			slowLink.latency(Duration.ZERO);
+			System.out.printf("Slow link: the other candidate leads %d ms after the leader's link got slow%n",
+					leaderless);
+			// The slow leader steps down at its renew deadline (2 s after its last good
+			// renewal); its release goes out after the call pending then times out
+			// (0.5 s) and lands behind the renewals already on the link (1.6 s each way
+			// or so). Without it, the other waited as long as the link was slow.
+			assertThat(leaderless).isLessThan(6000);
+			assertThat(leader.election.isLeader()).isFalse();
+			assertThat(monitor.overlaps()).isZero();
+		}
+	}
+
 	@Test
 	void handsOverOnReleaseThroughTheSuccessorsWatch() throws Exception {
 		// A retry period of 5 s: a successor that learned by polling would take seconds.

@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -320,7 +321,7 @@ final class ChaosRun {
 		options.put("retry-ms", Long.toString(this.settings.timing().retryPeriod().toMillis()));
 		// A ZooKeeper lease lasts as long as the session, which must be at least the
 		// lease duration.
-		options.put("session-ms", Long.toString(this.settings.timing().leaseDuration().toMillis() + 500));
+		options.put("session-ms", Long.toString(zookeeperSessionTimeout(this.settings.timing()).toMillis()));
 		options.put("belief", this.settings.belief().toString());
 		options.put("fencing", Boolean.toString(this.settings.fencing()));
 		options.put("action-period-ms", "50");
@@ -339,6 +340,14 @@ final class ChaosRun {
 			logger.error("Node {} exited by itself with code {}; see {}", key, exitCode,
 					this.directory.resolve("node-" + key + ".err"));
 		});
+	}
+
+	/**
+	 * The session timeout of the ZooKeeper nodes: at least the lease duration, as the
+	 * store requires, with room for the server's rounding to its ticks.
+	 */
+	static Duration zookeeperSessionTimeout(ElectionTiming timing) {
+		return timing.leaseDuration().plusMillis(500);
 	}
 
 	private void kill(NodeProcess node) throws InterruptedException {

@@ -1,6 +1,7 @@
 package io.github.leaderelection.chaos;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -46,13 +47,17 @@ import java.util.stream.Collectors;
  * @param eventOverlapMillis time of those overlaps
  * @param maxClockOffsetSeconds the largest wall-clock offset a node recorded (shows the
  * clock jumps took effect)
+ * @param leaderless every interval without a believer, from the run's start, with the
+ * fault it is charged to and its bound (see {@link Liveness})
+ * @param bounds the liveness bounds of this run's timing and store
  */
 record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, Integer> faults, int faultsSkipped,
 		int unexpectedExits, int processes, int beliefIntervals, long overlaps, double overlapMillis,
 		long actionsOutsideBelief, long unexplainedBeliefs, long beliefRevivals, long termRegressions,
 		long staleWritesRefused, long staleWritesAccepted, long actions, long actionsAccepted, long actionErrors,
 		long rowsWritten, Map<String, List<Double>> failoverMillis, double leaderAvailability,
-		double longestLeaderlessMillis, long eventOverlaps, double eventOverlapMillis, double maxClockOffsetSeconds) {
+		double longestLeaderlessMillis, long eventOverlaps, double eventOverlapMillis, double maxClockOffsetSeconds,
+		List<Liveness.Gap> leaderless, Liveness.Bounds bounds) {
 
 	int faultCount() {
 		return this.faults.values().stream().mapToInt(Integer::intValue).sum();
@@ -84,7 +89,22 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		if (this.settings.fencing() && this.staleWritesAccepted > 0) {
 			violations.add(this.staleWritesAccepted + " stale writes accepted despite fencing");
 		}
+		List<Liveness.Gap> late = lateGaps();
+		if (!late.isEmpty()) {
+			violations.add(late.size() + " leaderless intervals past their bound: "
+					+ late.stream().limit(5).map(this::describe).collect(Collectors.joining(", ")));
+		}
 		return violations;
+	}
+
+	/** Leaderless intervals that ended after their bound. */
+	List<Liveness.Gap> lateGaps() {
+		return this.leaderless.stream().filter((gap) -> !gap.withinBound()).toList();
+	}
+
+	private String describe(Liveness.Gap gap) {
+		return String.format(Locale.ROOT, "%.0f ms after %s at %.1f s (%.0f ms over)", gap.nanos() / 1e6, gap.cause(),
+				gap.start() / 1e9, (gap.end() - gap.deadline()) / 1e6);
 	}
 
 	String toJson() {
@@ -132,6 +152,16 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "eventOverlaps", this.eventOverlaps);
 		field(json, "eventOverlapMillis", format(this.eventOverlapMillis));
 		field(json, "maxClockOffsetSeconds", format(this.maxClockOffsetSeconds));
+		field(json, "livenessBounds",
+				"{\"crashMillis\": " + this.bounds.crash() / 1_000_000 + ", \"gracefulMillis\": "
+						+ this.bounds.graceful() / 1_000_000 + ", \"otherFaultMillis\": "
+						+ this.bounds.workingLink() / 1_000_000 + "}");
+		field(json, "leaderless", this.leaderless.stream()
+			.map((gap) -> String.format(Locale.ROOT,
+					"{\"atSeconds\": %.3f, \"millis\": %.1f, \"cause\": %s, \"boundMillis\": %.1f, \"withinBound\": %s}",
+					gap.start() / 1e9, gap.nanos() / 1e6, quote(gap.cause()), (gap.deadline() - gap.start()) / 1e6,
+					gap.withinBound()))
+			.collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]")));
 		json.append("  \"passed\": ").append(passed()).append("\n}\n");
 		return json.toString();
 	}
@@ -155,6 +185,8 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		row(table, "stale writes accepted", Long.toString(this.staleWritesAccepted));
 		row(table, "leader availability", String.format(Locale.ROOT, "%.1f %% (longest gap %s ms)",
 				100 * this.leaderAvailability, format(this.longestLeaderlessMillis)));
+		row(table, "leaderless intervals", leaderlessSummary());
+		row(table, "liveness bounds", this.bounds.describe());
 		row(table, "event-trusting overlaps", this.eventOverlaps + " (" + format(this.eventOverlapMillis) + " ms)");
 		row(table, "belief revivals", Long.toString(this.beliefRevivals));
 		row(table, "max clock offset", format(this.maxClockOffsetSeconds) + " s");
@@ -167,6 +199,18 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		});
 		table.append(passed() ? "  PASSED\n" : "  FAILED: " + String.join("; ", violations()) + "\n");
 		return table.toString();
+	}
+
+	private String leaderlessSummary() {
+		if (this.leaderless.isEmpty()) {
+			return "none";
+		}
+		Liveness.Gap longest = this.leaderless.stream()
+			.max(Comparator.comparingLong(Liveness.Gap::nanos))
+			.orElseThrow();
+		return String.format(Locale.ROOT, "%d, %d past their bound (longest %.0f ms, after %s, bound %.0f ms)",
+				this.leaderless.size(), lateGaps().size(), longest.nanos() / 1e6, longest.cause(),
+				(longest.deadline() - longest.start()) / 1e6);
 	}
 
 	private static void row(StringBuilder table, String name, String value) {

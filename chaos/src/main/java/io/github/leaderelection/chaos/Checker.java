@@ -235,6 +235,9 @@ final class Checker {
 
 		private final Map<String, Map<Long, Interval>> byKeyAndTerm = new HashMap<>();
 
+		/** For the start of each belief interval, the duration of its acquire call. */
+		private final Map<Long, Long> acquireRoundTrips = new HashMap<>();
+
 		private long unexplainedBeliefs;
 
 		private long beliefRevivals;
@@ -286,6 +289,7 @@ final class Checker {
 				}
 				if (end > start) {
 					this.intervals.add(new Interval(node.key, term, start, end));
+					this.acquireRoundTrips.put(start, acquire[1] - acquire[0]);
 				}
 			}
 		}
@@ -377,7 +381,21 @@ final class Checker {
 					termRegressions(), refused, staleWritesAccepted(), actions, accepted, errors,
 					this.run.writes.size(), failovers(leading), availability(leading, first, this.run.end),
 					longestGap(leading, first, this.run.end) / 1e6, eventOverlap.pairs, eventOverlap.nanos / 1e6,
-					maxClockOffsetSeconds());
+					maxClockOffsetSeconds(), leaderless(leading), Liveness.Bounds.of(this.settings));
+		}
+
+		private List<Liveness.Gap> leaderless(List<long[]> leading) {
+			List<Liveness.Fault> faults = this.run.faults.stream()
+				.map((fault) -> new Liveness.Fault(fault[0], Long.parseLong(fault[1]), Long.parseLong(fault[2])))
+				.toList();
+			long origin = this.run.start;
+			return Liveness
+				.gaps(leading, (start) -> this.acquireRoundTrips.getOrDefault(start, 0L), faults, this.run.end,
+						Liveness.Bounds.of(this.settings))
+				.stream()
+				.map((gap) -> new Liveness.Gap(gap.start() - origin, gap.end() - origin, gap.cause(),
+						gap.deadline() - origin))
+				.toList();
 		}
 
 		private Map<String, Integer> faultCounts() {

@@ -27,6 +27,9 @@ class CheckerTests {
 
 	private final List<String> harness = new ArrayList<>();
 
+	/** When the harness stopped injecting faults. */
+	private long endMillis = 10_000;
+
 	@Test
 	void leaderPausedPastItsLeaseEndsAtItsDeadlineNotAtItsLateRevocation() throws IOException {
 		node("a", "library");
@@ -36,6 +39,7 @@ class CheckerTests {
 		record("a", "revoked", ms(4010), 1, "LEASE_LOST");
 		node("b", "library");
 		acquire("b", 2900, 2910, 2);
+		this.endMillis = 4400; // b's belief ends there: no leaderless time after it
 		ChaosSummary summary = check();
 		assertThat(summary.overlaps()).isZero();
 		assertThat(summary.passed()).isTrue();
@@ -129,6 +133,7 @@ class CheckerTests {
 		record("a", "probe", ms(10), ms(10), ms(11), ms(11), 0, 1);
 		record("a", "probe", ms(1400), ms(1400), ms(1401), ms(1401), 1, 0);
 		record("a", "probe", ms(1450), ms(1450), ms(1451), ms(1451), 0, 1);
+		this.endMillis = 2900;
 		ChaosSummary summary = check();
 		assertThat(summary.beliefRevivals()).isOne();
 		assertThat(summary.passed()).isTrue();
@@ -173,7 +178,95 @@ class CheckerTests {
 		assertThat(summary.passed()).isFalse();
 	}
 
+	@Test
+	void leaderlessTimeAfterACrashIsBoundedByTheLeaseFromTheCrash() throws IOException {
+		// Bound: lease 2000 + 1.2 x retry 480 + the acquire's round trip 10 after the
+		// kill
+		// at 3000.
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 2900, 2910, 1, "true");
+		death("a", 3000);
+		fault("kill-leader", 3000, 3001);
+		node("b", "library");
+		acquire("b", 5480, 5490, 2);
+		renew("b", 5880, 5890, 2, "true");
+		this.endMillis = 7000;
+		ChaosSummary summary = check();
+		assertThat(summary.leaderless()).singleElement().satisfies((gap) -> {
+			assertThat(gap.cause()).isEqualTo("kill-leader");
+			assertThat(gap.nanos()).isEqualTo(ms(2490));
+			assertThat(gap.withinBound()).isTrue();
+		});
+		assertThat(summary.passed()).isTrue();
+		this.nodes.get("b").clear();
+		node("b", "library");
+		acquire("b", 5500, 5510, 2);
+		renew("b", 5880, 5890, 2, "true");
+		summary = check();
+		assertThat(summary.lateGaps()).hasSize(1);
+		assertThat(summary.passed()).isFalse();
+		assertThat(summary.violations()).anyMatch((violation) -> violation.contains("past their bound"));
+	}
+
+	@Test
+	void leaderlessTimeAfterAGracefulStopIsBoundedByARetryPeriod() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 2900, 2910, 1, "true");
+		fault("restart-leader", 3000, 3100);
+		record("a", "revoked", ms(3010), 1, "SHUTDOWN");
+		node("b", "library");
+		acquire("b", 3400, 3410, 2);
+		this.endMillis = 4000;
+		assertThat(check().passed()).isTrue();
+		this.nodes.get("b").clear();
+		node("b", "library");
+		acquire("b", 3500, 3510, 2);
+		assertThat(check().lateGaps()).singleElement()
+			.satisfies((gap) -> assertThat(gap.cause()).isEqualTo("restart-leader"));
+	}
+
+	@Test
+	void leaderlessTimeAfterTheStoreWentDownCountsFromItsReturn() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 900, 910, 1, "true");
+		fault("restart-store", 1000, 3000);
+		node("b", "library");
+		// Store back at 3000: bound 2000 + 2 x 400 + 10 from there.
+		acquire("b", 5800, 5810, 2);
+		this.endMillis = 6500;
+		assertThat(check().passed()).isTrue();
+	}
+
+	@Test
+	void leaderlessTimeWithoutAFaultIsBoundedToo() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		node("b", "library");
+		acquire("b", 4400, 4410, 2); // 2900 ms after a's belief ended at 1500
+		this.endMillis = 5000;
+		ChaosSummary summary = check();
+		assertThat(summary.lateGaps()).singleElement().satisfies((gap) -> assertThat(gap.cause()).isEqualTo("none"));
+	}
+
+	@Test
+	void aGroupStillLeaderlessWhenTheRunEndsIsCounted() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		death("a", 1000);
+		fault("kill-leader", 1000, 1001);
+		this.endMillis = 9000;
+		ChaosSummary summary = check();
+		assertThat(summary.lateGaps()).singleElement().satisfies((gap) -> assertThat(gap.end()).isEqualTo(ms(9000)));
+	}
+
 	// Records
+
+	private void fault(String type, long start, long end) {
+		this.harness.add("fault " + type + " " + ms(start) + " " + ms(end) + " a -");
+	}
 
 	private void node(String key, String belief) {
 		this.nodes.computeIfAbsent(key, (k) -> new ArrayList<>())
@@ -220,7 +313,7 @@ class CheckerTests {
 		List<String> lines = new ArrayList<>();
 		lines.add("run 0 0 test jdbc-mariadb 1 library on " + ms(2000) + " " + ms(1500) + " " + ms(400));
 		lines.addAll(this.harness);
-		lines.add("end " + ms(10_000));
+		lines.add("end " + ms(this.endMillis));
 		Files.write(this.directory.resolve("harness.log"), lines);
 		return Checker.check(this.directory,
 				ChaosSettings.safe(Backend.JDBC_MARIADB, 1, null, 1, this.directory.resolve("out")));

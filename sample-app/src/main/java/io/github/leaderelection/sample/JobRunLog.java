@@ -1,5 +1,6 @@
 package io.github.leaderelection.sample;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,15 +10,26 @@ import io.github.leaderelection.Leadership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Appends a row to {@code sample_job_run} for each run of the job, fenced by the leader's
  * term: a write carrying a term lower than one already written is refused. This is the
  * pattern to copy for any write that must never come from two leaders.
+ *
+ * <p>
+ * The fence row's lock orders the writers, so a writer must never hold it for long: a
+ * stale leader whose link hangs after its {@code UPDATE} would otherwise block the new
+ * leader's writes for as long as the link hangs (a half-open TCP connection can last
+ * hours). Two bounds take care of it: the transaction timeout here (a waiting writer
+ * gives up), and the database's idle-transaction timeout set on every connection by the
+ * profiles (the server rolls back a transaction whose client went quiet, which releases
+ * the lock).
  */
 @Component
 public class JobRunLog {
@@ -28,9 +40,23 @@ public class JobRunLog {
 
 	private final TransactionTemplate transaction;
 
-	public JobRunLog(JdbcTemplate jdbc, TransactionTemplate transaction) {
+	/**
+	 * Creates the log.
+	 * @param jdbc the application's database
+	 * @param transactions its transaction manager
+	 * @param fenceTimeout the longest a fenced write may take, waiting for the fence
+	 * row's lock included: a write that cannot get the lock in time fails (the job runs
+	 * again later) instead of hanging. The lock itself is bounded on the server (see the
+	 * mariadb and postgres profiles), so that a writer whose link hangs mid-transaction
+	 * cannot hold it for long.
+	 */
+	public JobRunLog(JdbcTemplate jdbc, PlatformTransactionManager transactions,
+			@Value("${sample.fence-timeout:5s}") Duration fenceTimeout) {
 		this.jdbc = jdbc;
-		this.transaction = transaction;
+		this.transaction = new TransactionTemplate(transactions);
+		// Applied by JdbcTemplate to every statement of the transaction as its query
+		// timeout.
+		this.transaction.setTimeout((int) Math.max(1, fenceTimeout.toSeconds()));
 	}
 
 	/**

@@ -330,14 +330,23 @@ public class RedisLeaseStore implements LeaseStore, AutoCloseable {
 			try (RedisConnection connection = RedisLeaseStore.this.connectionFactory.getConnection()) {
 				RedisClusterAsyncCommands<byte[], byte[]> commands = commands(connection);
 				List<Object> reply;
-				try {
-					reply = await(commands.evalsha(script.sha1(), ScriptOutputType.MULTI, this.keys, values));
-				}
-				catch (ExecutionException ex) {
-					if (!(ex.getCause() instanceof RedisNoScriptException)) {
-						throw ex;
-					}
+				if (script == LeaseScripts.RELEASE) {
+					// The whole script, not its digest: a leader that gives up because it
+					// no longer hears from Redis releases over that same link, and a
+					// NOSCRIPT answer (the script cache is empty after a restart) that
+					// never arrives would leave the lease in place. Releases are rare.
 					reply = await(commands.eval(script.source(), ScriptOutputType.MULTI, this.keys, values));
+				}
+				else {
+					try {
+						reply = await(commands.evalsha(script.sha1(), ScriptOutputType.MULTI, this.keys, values));
+					}
+					catch (ExecutionException ex) {
+						if (!(ex.getCause() instanceof RedisNoScriptException)) {
+							throw ex;
+						}
+						reply = await(commands.eval(script.source(), ScriptOutputType.MULTI, this.keys, values));
+					}
 				}
 				if (this.waitsForReplicas && script != LeaseScripts.RELEASE && !reply.isEmpty()
 						&& !Long.valueOf(0).equals(reply.get(0))) {

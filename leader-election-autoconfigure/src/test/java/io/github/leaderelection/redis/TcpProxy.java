@@ -20,6 +20,8 @@ final class TcpProxy implements AutoCloseable {
 
 	private volatile int target;
 
+	private volatile boolean answersHeld;
+
 	TcpProxy(int target) throws IOException {
 		this.target = target;
 		this.server = new ServerSocket(0);
@@ -30,6 +32,14 @@ final class TcpProxy implements AutoCloseable {
 
 	int port() {
 		return this.server.getLocalPort();
+	}
+
+	/**
+	 * Stops Redis's answers from reaching the clients while requests still arrive, as on
+	 * a link that fails one way; {@code false} lets them through again.
+	 */
+	void holdAnswers(boolean hold) {
+		this.answersHeld = hold;
 	}
 
 	/** Forwards new connections to the given port and drops the open ones. */
@@ -58,8 +68,8 @@ final class TcpProxy implements AutoCloseable {
 				Socket upstream = new Socket("127.0.0.1", this.target);
 				this.sockets.add(client);
 				this.sockets.add(upstream);
-				pump(client, upstream);
-				pump(upstream, client);
+				pump(client, upstream, false);
+				pump(upstream, client, true);
 			}
 			catch (IOException ex) {
 				closeQuietly(client); // the target is down: the client sees the drop and
@@ -68,18 +78,24 @@ final class TcpProxy implements AutoCloseable {
 		}
 	}
 
-	private void pump(Socket from, Socket to) {
+	private void pump(Socket from, Socket to, boolean answers) {
 		Thread thread = new Thread(() -> {
 			byte[] buffer = new byte[16384];
 			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
+					while (answers && this.answersHeld) {
+						Thread.sleep(5);
+					}
 					out.write(buffer, 0, read);
 					out.flush();
 				}
 			}
 			catch (IOException ex) {
 				// dropped
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
 			}
 			finally {
 				closeQuietly(from);

@@ -124,6 +124,7 @@ public final class ChaosNode {
 		LeaderElection election = engine.join(GROUP);
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(engine), "chaos-shutdown"));
 		engine.start();
+		this.log.write("ready", EventLog.now());
 		System.out.println("ready");
 		System.out.flush();
 		daemon("chaos-probe", () -> probe(election));
@@ -315,8 +316,19 @@ public final class ChaosNode {
 		return closeLater(new HikariDataSource(config));
 	}
 
+	/**
+	 * The fenced database as the sample application configures it: the server ends a
+	 * transaction whose client went quiet after
+	 * {@value FencedTable#IDLE_TRANSACTION_SECONDS} s, which releases the fence row's
+	 * lock, and a writer waits for that lock 5 s at most.
+	 */
 	private HikariDataSource fenceDataSource(String url, String user) {
 		HikariConfig config = new HikariConfig();
+		config.setConnectionInitSql(url.startsWith("jdbc:postgresql:")
+				? "SET idle_in_transaction_session_timeout = '" + FencedTable.IDLE_TRANSACTION_SECONDS
+						+ "s'; SET lock_timeout = '5s'"
+				: "SET SESSION idle_transaction_timeout = " + FencedTable.IDLE_TRANSACTION_SECONDS
+						+ ", innodb_lock_wait_timeout = 5");
 		config.setPoolName("chaos-fence");
 		config.setJdbcUrl(url);
 		config.setUsername(user);

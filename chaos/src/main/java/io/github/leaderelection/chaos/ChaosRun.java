@@ -65,6 +65,9 @@ final class ChaosRun {
 
 	private final List<TcpProxy> proxies = new ArrayList<>();
 
+	/** Per node, its link to the fenced database. */
+	private final List<TcpProxy> fenceProxies = new ArrayList<>();
+
 	private final NodeProcess[] nodes;
 
 	private final int[] incarnations;
@@ -102,6 +105,7 @@ final class ChaosRun {
 						this.settings.timing().retryPeriod().toNanos());
 				for (int i = 0; i < this.nodes.length; i++) {
 					this.proxies.add(new TcpProxy(this.store.port()));
+					this.fenceProxies.add(new TcpProxy(this.fenceDatabase.port()));
 					spawn(i);
 				}
 				if (!awaitReady(FIRST_LEADER_WAIT)) {
@@ -119,6 +123,7 @@ final class ChaosRun {
 			finally {
 				stopNodes();
 				this.proxies.forEach(TcpProxy::close);
+				this.fenceProxies.forEach(TcpProxy::close);
 				recordWrites();
 				closeStores();
 			}
@@ -224,6 +229,19 @@ final class ChaosRun {
 				proxy.latency(0);
 				this.log.write("fault", type, t0, EventLog.now(), node.key(), latency + "ms-for-" + length + "ms");
 			}
+			case HANG_LEADER -> {
+				NodeProcess node = leader.get();
+				long hang = lease + retry + 1000 + this.random.nextInt(2000);
+				TcpProxy storeLink = this.proxies.get(node.index());
+				TcpProxy fenceLink = this.fenceProxies.get(node.index());
+				long t0 = EventLog.now();
+				fenceLink.holdAnswers();
+				storeLink.holdAnswers();
+				sleep(hang);
+				storeLink.heal();
+				fenceLink.heal();
+				this.log.write("fault", type, t0, EventLog.now(), node.key(), hang + "ms");
+			}
 			case RESTART_STORE -> {
 				boolean crash = this.random.nextBoolean();
 				long down = this.random.nextInt((int) (renew * 3 / 2));
@@ -313,7 +331,9 @@ final class ChaosRun {
 		options.put("key", key);
 		options.put("backend", this.settings.backend().id());
 		options.put("store", "127.0.0.1:" + proxy.port());
-		options.put("fence-url", this.fenceDatabase.fenceUrl());
+		// Through the node's own link, so that a fault can hang it mid-transaction.
+		options.put("fence-url", this.fenceDatabase.fenceUrl()
+			.replace(":" + this.fenceDatabase.port() + "/", ":" + this.fenceProxies.get(index).port() + "/"));
 		options.put("fence-user", this.fenceDatabase.fenceUser());
 		options.put("log", this.directory.resolve("node-" + key + ".log").toString());
 		options.put("lease-ms", Long.toString(this.settings.timing().leaseDuration().toMillis()));

@@ -50,6 +50,10 @@ import java.util.stream.Collectors;
  * @param leaderless every interval without a believer, from the run's start, with the
  * fault it is charged to and its bound (see {@link Liveness})
  * @param bounds the liveness bounds of this run's timing and store
+ * @param writesHeldUp writes of nodes whose links worked that took longer than
+ * {@link FencedTable#HOLD_UP_BOUND}: a lock held by a writer that went quiet was not
+ * bounded
+ * @param longestWriteMillis the longest of those writes
  */
 record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, Integer> faults, int faultsSkipped,
 		int unexpectedExits, int processes, int beliefIntervals, long overlaps, double overlapMillis,
@@ -57,7 +61,7 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		long staleWritesRefused, long staleWritesAccepted, long actions, long actionsAccepted, long actionErrors,
 		long rowsWritten, Map<String, List<Double>> failoverMillis, double leaderAvailability,
 		double longestLeaderlessMillis, long eventOverlaps, double eventOverlapMillis, double maxClockOffsetSeconds,
-		List<Liveness.Gap> leaderless, Liveness.Bounds bounds) {
+		List<Liveness.Gap> leaderless, Liveness.Bounds bounds, long writesHeldUp, double longestWriteMillis) {
 
 	int faultCount() {
 		return this.faults.values().stream().mapToInt(Integer::intValue).sum();
@@ -88,6 +92,10 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		}
 		if (this.settings.fencing() && this.staleWritesAccepted > 0) {
 			violations.add(this.staleWritesAccepted + " stale writes accepted despite fencing");
+		}
+		if (this.writesHeldUp > 0) {
+			violations.add(this.writesHeldUp + " writes held up longer than " + FencedTable.HOLD_UP_BOUND.toMillis()
+					+ " ms (longest " + format(this.longestWriteMillis) + " ms)");
 		}
 		List<Liveness.Gap> late = lateGaps();
 		if (!late.isEmpty()) {
@@ -152,6 +160,8 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "eventOverlaps", this.eventOverlaps);
 		field(json, "eventOverlapMillis", format(this.eventOverlapMillis));
 		field(json, "maxClockOffsetSeconds", format(this.maxClockOffsetSeconds));
+		field(json, "writesHeldUp", this.writesHeldUp);
+		field(json, "longestWriteMillis", format(this.longestWriteMillis));
 		field(json, "livenessBounds",
 				"{\"crashMillis\": " + this.bounds.crash() / 1_000_000 + ", \"gracefulMillis\": "
 						+ this.bounds.graceful() / 1_000_000 + ", \"otherFaultMillis\": "
@@ -183,6 +193,8 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		row(table, "actions", this.actions + " (" + this.actionsAccepted + " accepted, " + this.staleWritesRefused
 				+ " stale refused, " + this.actionErrors + " failed)");
 		row(table, "stale writes accepted", Long.toString(this.staleWritesAccepted));
+		row(table, "writes held up", this.writesHeldUp + " over " + FencedTable.HOLD_UP_BOUND.toMillis()
+				+ " ms (longest write " + format(this.longestWriteMillis) + " ms)");
 		row(table, "leader availability", String.format(Locale.ROOT, "%.1f %% (longest gap %s ms)",
 				100 * this.leaderAvailability, format(this.longestLeaderlessMillis)));
 		row(table, "leaderless intervals", leaderlessSummary());

@@ -87,6 +87,9 @@ final class Checker {
 
 		long death = Long.MAX_VALUE;
 
+		/** When its election started: from then on it can take over. */
+		long ready = Long.MAX_VALUE;
+
 		final List<long[]> acquires = new ArrayList<>(); // entry, exit, term, activeIn
 
 		final Map<Long, long[]> renewsByEntry = new HashMap<>(); // entry -> term,
@@ -99,6 +102,8 @@ final class Checker {
 		final Map<Long, Long> revoked = new HashMap<>(); // term -> first revoked time
 
 		final Map<Long, Long> released = new HashMap<>(); // term -> first release call
+
+		final List<Long> releaseEnds = new ArrayList<>(); // releases that returned
 
 		final List<long[]> probes = new ArrayList<>(); // p0, p1, t0, t1, from, to
 
@@ -179,6 +184,8 @@ final class Checker {
 					case "action" -> node.actions.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]),
 							f[6].equals("accepted") ? 1 : f[6].equals("refused") ? 0 : -1 });
 					case "clock" -> node.clocks.add(new long[] { l(f[1]), l(f[2]) });
+					case "ready" -> node.ready = Math.min(node.ready, l(f[1]));
+					case "release-end" -> node.releaseEnds.add(l(f[1]));
 					default -> {
 						// exit and future records
 					}
@@ -223,7 +230,7 @@ final class Checker {
 
 	// The analysis
 
-	static final class Analysis {
+	static final class Analysis implements Liveness.Candidates {
 
 		private final Run run;
 
@@ -375,27 +382,82 @@ final class Checker {
 			}
 			long first = this.intervals.isEmpty() ? this.run.end : this.intervals.get(0).start();
 			List<long[]> leading = union(this.intervals);
+			long[] holdUps = writeHoldUps();
 			return new ChaosSummary(this.settings, (this.run.end - this.run.start) / 1e9, faultCounts(),
 					this.run.skipped, this.run.unexpectedExits, this.run.incarnations.size(), this.intervals.size(),
 					overlap.pairs, overlap.nanos / 1e6, outside, this.unexplainedBeliefs, this.beliefRevivals,
 					termRegressions(), refused, staleWritesAccepted(), actions, accepted, errors,
 					this.run.writes.size(), failovers(leading), availability(leading, first, this.run.end),
 					longestGap(leading, first, this.run.end) / 1e6, eventOverlap.pairs, eventOverlap.nanos / 1e6,
-					maxClockOffsetSeconds(), leaderless(leading), Liveness.Bounds.of(this.settings));
+					maxClockOffsetSeconds(), leaderless(leading), Liveness.Bounds.of(this.settings), holdUps[0],
+					holdUps[1] / 1e6);
 		}
 
 		private List<Liveness.Gap> leaderless(List<long[]> leading) {
 			List<Liveness.Fault> faults = this.run.faults.stream()
-				.map((fault) -> new Liveness.Fault(fault[0], Long.parseLong(fault[1]), Long.parseLong(fault[2])))
+				.map((fault) -> new Liveness.Fault(fault[0], Long.parseLong(fault[1]), Long.parseLong(fault[2]),
+						fault[3]))
 				.toList();
 			long origin = this.run.start;
 			return Liveness
-				.gaps(leading, (start) -> this.acquireRoundTrips.getOrDefault(start, 0L), faults, this.run.end,
+				.gaps(leading, (start) -> this.acquireRoundTrips.getOrDefault(start, 0L), this, faults, this.run.end,
 						Liveness.Bounds.of(this.settings))
 				.stream()
 				.map((gap) -> new Liveness.Gap(gap.start() - origin, gap.end() - origin, gap.cause(),
 						gap.deadline() - origin))
 				.toList();
+		}
+
+		/**
+		 * The first instant at or after {@code from} at which a process other than
+		 * {@code excluded} runs its election (started and not dead), or
+		 * {@code Long.MAX_VALUE} if none does before the end.
+		 */
+		@Override
+		public long releaseReturned(String key, long from) {
+			Incarnation node = this.run.incarnations.get(key);
+			return (node != null) ? node.releaseEnds.stream().filter((end) -> end >= from).findFirst().orElse(from)
+					: from;
+		}
+
+		@Override
+		public long takeOverPossibleFrom(long from, String excluded) {
+			long earliest = Long.MAX_VALUE;
+			for (Incarnation node : this.run.incarnations.values()) {
+				long available = Math.max(from, node.ready);
+				if (!node.key.equals(excluded) && node.ready != Long.MAX_VALUE && available < node.death) {
+					earliest = Math.min(earliest, available);
+				}
+			}
+			return earliest;
+		}
+
+		/**
+		 * Writes held up longer than {@link FencedTable#HOLD_UP_BOUND}, and the longest
+		 * write, leaving out the writes of a node while a fault targets it (a paused or
+		 * cut-off writer waits for itself) and writes while the store restarts.
+		 */
+		private long[] writeHoldUps() {
+			long bound = FencedTable.HOLD_UP_BOUND.toNanos();
+			long heldUp = 0;
+			long longest = 0;
+			for (Incarnation node : this.run.incarnations.values()) {
+				for (long[] action : node.actions) {
+					long w0 = action[3];
+					long w1 = action[4];
+					boolean excused = this.run.faults.stream()
+						.anyMatch(
+								(fault) -> (fault[3].equals(node.key) || fault[0].equals(FaultType.RESTART_STORE.id()))
+										&& Long.parseLong(fault[1]) < w1 && Long.parseLong(fault[2]) > w0);
+					if (!excused) {
+						longest = Math.max(longest, w1 - w0);
+						if (w1 - w0 > bound) {
+							heldUp++;
+						}
+					}
+				}
+			}
+			return new long[] { heldUp, longest };
 		}
 
 		private Map<String, Integer> faultCounts() {

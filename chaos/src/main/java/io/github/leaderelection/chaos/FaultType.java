@@ -45,6 +45,14 @@ enum FaultType {
 	SLOW_LEADER("slow-leader"),
 
 	/**
+	 * The leader's links to its store and to the fenced database fail one way (requests
+	 * arrive, answers do not) for longer than the lease: a fenced write it sent holds the
+	 * fence row's lock until the database ends the transaction, and the next leader's
+	 * writes must not wait longer than that (F5; issue 17).
+	 */
+	HANG_LEADER("hang-leader"),
+
+	/**
 	 * The store server crashes or stops, and starts again after 0 to 1.5 renew deadlines
 	 * (F27, F23, Redis data loss).
 	 */

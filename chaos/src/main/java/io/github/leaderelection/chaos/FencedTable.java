@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,6 +36,22 @@ final class FencedTable {
 	/** One accepted write, in commit order of the fence. */
 	record Write(long id, String nodeKey, long term) {
 	}
+
+	/**
+	 * After how long without a request the database ends a transaction, releasing the
+	 * fence row's lock.
+	 */
+	static final int IDLE_TRANSACTION_SECONDS = 1;
+
+	/**
+	 * How long a write of a node whose links work may take at most: the lock of a writer
+	 * that went quiet lasts {@link #IDLE_TRANSACTION_SECONDS}, plus a second for the
+	 * write's own round trips on a busy machine.
+	 */
+	static final Duration HOLD_UP_BOUND = Duration.ofSeconds(IDLE_TRANSACTION_SECONDS + 1);
+
+	/** How long a write holds the fence row's lock before it appends its row. */
+	static final long IN_TRANSACTION_MILLIS = 60;
 
 	private final DataSource dataSource;
 
@@ -95,6 +112,10 @@ final class FencedTable {
 						}
 					}
 				}
+				// Work inside the transaction, as a real job does between taking the
+				// fence
+				// and writing: a link that fails meanwhile leaves the lock held.
+				pause(IN_TRANSACTION_MILLIS);
 				try (PreparedStatement append = connection
 					.prepareStatement("INSERT INTO chaos_write (node_key, term) VALUES (?, ?)")) {
 					append.setString(1, nodeKey);
@@ -116,6 +137,15 @@ final class FencedTable {
 		}
 		catch (SQLException ex) {
 			return Outcome.ERROR;
+		}
+	}
+
+	private static void pause(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

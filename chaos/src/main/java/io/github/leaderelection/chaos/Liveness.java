@@ -1,5 +1,6 @@
 package io.github.leaderelection.chaos;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -14,17 +15,25 @@ import java.util.Locale;
  * plus the store's lease, 1.2 retry periods and the round trip of the acquire that ended
  * the gap. On ZooKeeper the lease is the session, which the server ends on its next tick
  * after the session timeout;</li>
- * <li>the leader stopped gracefully ({@code restart-leader}): the end of its belief plus
- * a retry period and that round trip;</li>
+ * <li>the leader stopped gracefully ({@code restart-leader}): the return of its release
+ * call plus a retry period and two such round trips (a follower that polls reads, then
+ * acquires);</li>
  * <li>the store itself went down ({@code restart-store}): from the moment it answers
  * again, as for a fault that leaves a working link;</li>
  * <li>any other fault, which leaves at least one candidate with a working store link: the
  * fault plus the lease and 2 retry periods, and that round trip;</li>
- * <li>no fault before it: the same, from the start of the gap.</li>
+ * <li>no fault before it: the same, from the start of the gap;</li>
+ * <li>on ZooKeeper, a fault on the leader's link ({@code cut-leader},
+ * {@code hang-leader}) may also end when the leader is back: the link's end plus the
+ * client's reconnect wait (a second) and 2 retry periods. What the leader sent during the
+ * fault reaches the server when the link heals, as TCP retransmits it, so its session,
+ * and its place in the queue, outlive any fault shorter than the session timeout.</li>
  * </ul>
- * The belief intervals are upper bounds (see {@link Checker}), so a gap measured here is
- * never longer than the real one by more than those bounds' slack; a process that is
- * paused, but whose belief has not ended yet, still counts as leading until its deadline.
+ * Each bound counts from the moment a process other than the fault's target runs its
+ * election: a candidate that is still starting cannot take over. The belief intervals are
+ * upper bounds (see {@link Checker}), so a gap measured here is never longer than the
+ * real one by more than those bounds' slack; a process that is paused, but whose belief
+ * has not ended yet, still counts as leading until its deadline.
  */
 final class Liveness {
 
@@ -41,16 +50,27 @@ final class Liveness {
 
 	}
 
-	/** The durations the bounds are made of, in nanoseconds. */
-	record Bounds(long lease, long retry) {
+	/**
+	 * The durations the bounds are made of, in nanoseconds.
+	 *
+	 * @param lease how long the store keeps a lease nobody renews
+	 * @param retry the retry period
+	 * @param sessionReconnect 0, or on ZooKeeper the time its client waits before it
+	 * connects again (up to a second): a link fault ends there only once the cut-off
+	 * leader is back, because what it sent during the fault reaches the server when the
+	 * link heals (TCP retransmits), keeping its session, and with it its place, alive
+	 */
+	record Bounds(long lease, long retry, long sessionReconnect) {
 
 		static Bounds of(ChaosSettings settings) {
 			long lease = settings.timing().leaseDuration().toNanos();
+			long reconnect = 0;
 			if (settings.backend() == Backend.ZOOKEEPER) {
+				reconnect = Duration.ofSeconds(1).toNanos();
 				lease = ChaosRun.zookeeperSessionTimeout(settings.timing()).toNanos()
 						+ ZookeeperServer.TICK_MILLIS * 1_000_000L;
 			}
-			return new Bounds(lease, settings.timing().retryPeriod().toNanos());
+			return new Bounds(lease, settings.timing().retryPeriod().toNanos(), reconnect);
 		}
 
 		long crash() {
@@ -66,15 +86,18 @@ final class Liveness {
 		}
 
 		String describe() {
-			return String.format(Locale.ROOT,
+			String text = String.format(Locale.ROOT,
 					"crash %d ms, graceful stop %d ms, other faults %d ms (each plus the round trip that ended the gap)",
 					crash() / 1_000_000, graceful() / 1_000_000, workingLink() / 1_000_000);
+			return (this.sessionReconnect == 0) ? text
+					: text + String.format(Locale.ROOT, "; a leader's link fault: or until %d ms after it ends",
+							(this.sessionReconnect + 2 * this.retry) / 1_000_000);
 		}
 
 	}
 
-	/** A fault as the harness recorded it. */
-	record Fault(String type, long start, long end) {
+	/** A fault as the harness recorded it; its target is a process key or "store". */
+	record Fault(String type, long start, long end, String target) {
 	}
 
 	private Liveness() {
@@ -87,7 +110,8 @@ final class Liveness {
 	 * @param roundTrips for the start of each span, the duration of the acquire call that
 	 * began it (0 when unknown)
 	 */
-	static List<Gap> gaps(List<long[]> leading, RoundTrips roundTrips, List<Fault> faults, long runEnd, Bounds bounds) {
+	static List<Gap> gaps(List<long[]> leading, RoundTrips roundTrips, Candidates candidates, List<Fault> faults,
+			long runEnd, Bounds bounds) {
 		List<Gap> gaps = new ArrayList<>();
 		for (int i = 0; i < leading.size(); i++) {
 			long start = leading.get(i)[1];
@@ -97,19 +121,20 @@ final class Liveness {
 			boolean ended = i + 1 < leading.size() && leading.get(i + 1)[0] < runEnd;
 			long end = ended ? leading.get(i + 1)[0] : runEnd;
 			long roundTrip = ended ? roundTrips.of(end) : 0;
-			gaps.add(charge(start, end, roundTrip, faults, bounds));
+			gaps.add(charge(start, end, roundTrip, candidates, faults, bounds));
 		}
 		return gaps;
 	}
 
-	private static Gap charge(long start, long end, long roundTrip, List<Fault> faults, Bounds bounds) {
+	private static Gap charge(long start, long end, long roundTrip, Candidates candidates, List<Fault> faults,
+			Bounds bounds) {
 		String cause = "none";
-		long deadline = start + bounds.workingLink() + roundTrip;
+		long deadline = saturatedAdd(candidates.takeOverPossibleFrom(start, ""), bounds.workingLink() + roundTrip);
 		boolean charged = false;
 		for (Fault fault : faults) {
 			// A fault that started longer ago than any bound cannot have caused it.
 			if (fault.start() > start - bounds.workingLink() && fault.start() < end) {
-				long faultDeadline = deadline(fault, start, bounds) + roundTrip;
+				long faultDeadline = saturatedAdd(deadline(fault, start, roundTrip, candidates, bounds), roundTrip);
 				if (!charged || faultDeadline > deadline) {
 					deadline = faultDeadline;
 					cause = fault.type();
@@ -120,13 +145,56 @@ final class Liveness {
 		return new Gap(start, end, cause, deadline);
 	}
 
-	private static long deadline(Fault fault, long gapStart, Bounds bounds) {
-		return switch (FaultType.of(fault.type())) {
-			case KILL_LEADER, STOP_LEADER -> fault.start() + bounds.crash();
-			case RESTART_LEADER -> Math.max(fault.start(), gapStart) + bounds.graceful();
-			case RESTART_STORE -> fault.end() + bounds.workingLink();
-			default -> fault.start() + bounds.workingLink();
+	/**
+	 * The fault's deadline. Its bound counts from the moment the fault is under way and a
+	 * process other than its target runs its election: right after a restart the other
+	 * candidates may still be starting their JVMs, and nobody can take over before one
+	 * does.
+	 */
+	private static long deadline(Fault fault, long gapStart, long roundTrip, Candidates candidates, Bounds bounds) {
+		FaultType type = FaultType.of(fault.type());
+		long from = switch (type) {
+			// From the release: the leader-only work it waited for before is the
+			// application's.
+			case RESTART_LEADER -> candidates.releaseReturned(fault.target(), Math.max(fault.start(), gapStart));
+			case RESTART_STORE -> fault.end();
+			default -> fault.start();
 		};
+		long clock = candidates.takeOverPossibleFrom(from, fault.target());
+		if (bounds.sessionReconnect() > 0 && (type == FaultType.CUT_LEADER || type == FaultType.HANG_LEADER)) {
+			// ZooKeeper: the session outlives a link fault shorter than the session
+			// timeout; the cut-off leader gives up its place once it is back.
+			long back = fault.end() + bounds.sessionReconnect() + 2 * bounds.retry();
+			return Math.max(saturatedAdd(clock, bounds.workingLink()), back);
+		}
+		long bound = switch (type) {
+			case KILL_LEADER, STOP_LEADER -> bounds.crash();
+			// A follower that polls reads before it acquires: one more round trip.
+			case RESTART_LEADER -> bounds.graceful() + roundTrip;
+			default -> bounds.workingLink();
+		};
+		return saturatedAdd(clock, bound);
+	}
+
+	private static long saturatedAdd(long time, long duration) {
+		return (time == Long.MAX_VALUE) ? Long.MAX_VALUE : time + duration;
+	}
+
+	/**
+	 * When a process other than the excluded one can take over: the first instant at or
+	 * after a given one at which it runs its election, {@code Long.MAX_VALUE} if none
+	 * does.
+	 */
+	interface Candidates {
+
+		long takeOverPossibleFrom(long from, String excluded);
+
+		/**
+		 * When the first release call of the process at or after {@code from} returned,
+		 * or {@code from} if none did.
+		 */
+		long releaseReturned(String key, long from);
+
 	}
 
 	/** The round trip of the acquire call that began a belief, by the belief's start. */

@@ -70,7 +70,7 @@ final class MariaDbServer extends StoreServer {
 
 	@Override
 	String fenceUrl() {
-		return url("chaos") + "?connectTimeout=1000&socketTimeout=2000";
+		return url("chaos") + "?connectTimeout=1000&socketTimeout=6000";
 	}
 
 	@Override

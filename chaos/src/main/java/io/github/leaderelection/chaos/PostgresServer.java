@@ -84,7 +84,7 @@ final class PostgresServer extends StoreServer {
 
 	@Override
 	String fenceUrl() {
-		return url("chaos") + "?connectTimeout=1&socketTimeout=2";
+		return url("chaos") + "?connectTimeout=1&socketTimeout=6";
 	}
 
 	@Override

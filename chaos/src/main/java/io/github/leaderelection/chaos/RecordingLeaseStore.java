@@ -75,6 +75,7 @@ final class RecordingLeaseStore implements LeaseStore {
 		// now.
 		this.log.write("release", EventLog.now(), lease.term());
 		this.delegate.release(lease, timeout);
+		this.log.write("release-end", EventLog.now(), lease.term());
 	}
 
 	@Override

@@ -30,6 +30,9 @@ final class TcpProxy implements AutoCloseable {
 
 	private boolean cut;
 
+	/** Only the server's answers stop: requests still arrive (a half-open link). */
+	private boolean answersHeld;
+
 	private volatile long latencyMillis;
 
 	private volatile boolean closed;
@@ -55,9 +58,21 @@ final class TcpProxy implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Stops the bytes from the server to the node, on open and new connections, until
+	 * {@link #heal()}: the server gets every request and acts on it, the node never hears
+	 * back, as on a link that fails one way.
+	 */
+	void holdAnswers() {
+		synchronized (this.gate) {
+			this.answersHeld = true;
+		}
+	}
+
 	void heal() {
 		synchronized (this.gate) {
 			this.cut = false;
+			this.answersHeld = false;
 			this.gate.notifyAll();
 		}
 	}
@@ -106,8 +121,8 @@ final class TcpProxy implements AutoCloseable {
 			upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.upstreamPort), 2000);
 			upstream.setTcpNoDelay(true);
 			this.sockets.add(upstream);
-			pump(client, upstream, "up");
-			pump(upstream, client, "down");
+			pump(client, upstream, false);
+			pump(upstream, client, true);
 		}
 		catch (IOException | InterruptedException ex) {
 			closeQuietly(client);
@@ -116,14 +131,14 @@ final class TcpProxy implements AutoCloseable {
 		}
 	}
 
-	private void pump(Socket from, Socket to, String direction) {
+	private void pump(Socket from, Socket to, boolean answers) {
 		Thread thread = new Thread(() -> {
 			byte[] buffer = new byte[16384];
 			try {
 				InputStream in = from.getInputStream();
 				OutputStream out = to.getOutputStream();
 				while (true) {
-					awaitOpen();
+					awaitOpen(answers);
 					int read = in.read(buffer);
 					if (read < 0) {
 						break;
@@ -132,7 +147,7 @@ final class TcpProxy implements AutoCloseable {
 					if (latency > 0) {
 						Thread.sleep(latency);
 					}
-					awaitOpen();
+					awaitOpen(answers);
 					out.write(buffer, 0, read);
 					out.flush();
 				}
@@ -144,14 +159,18 @@ final class TcpProxy implements AutoCloseable {
 			closeQuietly(to);
 			this.sockets.remove(from);
 			this.sockets.remove(to);
-		}, "proxy-" + port() + "-" + direction);
+		}, "proxy-" + port() + (answers ? "-down" : "-up"));
 		thread.setDaemon(true);
 		thread.start();
 	}
 
 	private void awaitOpen() throws InterruptedException {
+		awaitOpen(false);
+	}
+
+	private void awaitOpen(boolean answers) throws InterruptedException {
 		synchronized (this.gate) {
-			while (this.cut && !this.closed) {
+			while ((this.cut || (answers && this.answersHeld)) && !this.closed) {
 				this.gate.wait();
 			}
 		}

@@ -241,6 +241,21 @@ class CheckerTests {
 	}
 
 	@Test
+	void aBoundCountsFromWhenAnotherCandidateRuns() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		death("a", 1000);
+		fault("kill-leader", 1000, 1001);
+		node("b", "library");
+		this.nodes.get("b").set(1, "ready " + ms(3000)); // b's JVM was still starting
+		acquire("b", 5400, 5410, 2); // 3000 + 2480 + 10
+		this.endMillis = 6000;
+		assertThat(check().lateGaps()).isEmpty();
+		this.nodes.get("b").set(1, "ready " + ms(0));
+		assertThat(check().lateGaps()).hasSize(1);
+	}
+
+	@Test
 	void leaderlessTimeWithoutAFaultIsBoundedToo() throws IOException {
 		node("a", "library");
 		acquire("a", 0, 10, 1);
@@ -257,12 +272,32 @@ class CheckerTests {
 		acquire("a", 0, 10, 1);
 		death("a", 1000);
 		fault("kill-leader", 1000, 1001);
+		node("b", "library"); // runs, but never takes over
 		this.endMillis = 9000;
 		ChaosSummary summary = check();
 		assertThat(summary.lateGaps()).singleElement().satisfies((gap) -> assertThat(gap.end()).isEqualTo(ms(9000)));
 	}
 
+	@Test
+	void aWriteHeldUpByAnotherWritersLockIsCountedUnlessAFaultTargetsTheWriter() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 400, 410, 1, "true");
+		write("a", 500, 1, 510, 3000, "accepted"); // waited 2.5 s for the fence row
+		this.endMillis = 1500;
+		ChaosSummary summary = check();
+		assertThat(summary.writesHeldUp()).isOne();
+		assertThat(summary.longestWriteMillis()).isEqualTo(2490.0);
+		assertThat(summary.passed()).isFalse();
+		fault("hang-leader", 400, 3500); // a's own link hung: it waited for itself
+		assertThat(check().writesHeldUp()).isZero();
+	}
+
 	// Records
+
+	private void write(String key, long check, long term, long start, long end, String outcome) {
+		record(key, "action", ms(check), ms(check), term, ms(start), ms(end), outcome);
+	}
 
 	private void fault(String type, long start, long end) {
 		this.harness.add("fault " + type + " " + ms(start) + " " + ms(end) + " a -");
@@ -271,6 +306,7 @@ class CheckerTests {
 	private void node(String key, String belief) {
 		this.nodes.computeIfAbsent(key, (k) -> new ArrayList<>())
 			.add("node 0 " + key + " 1 " + key + "-1 " + belief + " on " + ms(1500));
+		record(key, "ready", 0);
 	}
 
 	private void acquire(String key, long entry, long exit, long term) {

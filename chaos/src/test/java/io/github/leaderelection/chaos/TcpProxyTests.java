@@ -88,6 +88,27 @@ class TcpProxyTests {
 	}
 
 	@Test
+	void heldAnswersLetRequestsThroughButNoReplyUntilHealed() throws Exception {
+		try (ServerSocket recorder = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+				TcpProxy oneWay = new TcpProxy(recorder.getLocalPort());
+				Socket client = new Socket(InetAddress.getLoopbackAddress(), oneWay.port())) {
+			oneWay.holdAnswers();
+			client.getOutputStream().write('a');
+			try (Socket server = recorder.accept()) {
+				server.setSoTimeout(5000);
+				assertThat(server.getInputStream().read()).as("the request arrives").isEqualTo('a');
+				server.getOutputStream().write('b');
+				client.setSoTimeout(300);
+				assertThatExceptionOfType(SocketTimeoutException.class)
+					.isThrownBy(() -> client.getInputStream().read());
+				oneWay.heal();
+				client.setSoTimeout(5000);
+				assertThat(client.getInputStream().read()).isEqualTo('b');
+			}
+		}
+	}
+
+	@Test
 	void latencyDelaysEachDirection() throws IOException {
 		try (Socket client = connect()) {
 			roundTrip(client, 'a');

@@ -174,7 +174,8 @@ final class ChaosRun {
 		long retry = this.settings.timing().retryPeriod().toMillis();
 		Optional<NodeProcess> leader = awaitLeader(LEADER_WAIT);
 		boolean needsLeader = type != FaultType.RESTART_STORE && type != FaultType.CLOCK_JUMP
-				&& type != FaultType.KILL_FOLLOWER && type != FaultType.CUT_FOLLOWER;
+				&& type != FaultType.KILL_FOLLOWER && type != FaultType.CUT_FOLLOWER && type != FaultType.SLOW_STORE
+				&& type != FaultType.FLAP_CONNECTIONS;
 		if (needsLeader && leader.isEmpty()) {
 			this.log.write("skipped", EventLog.now(), type, "no-leader");
 			return false;
@@ -228,6 +229,26 @@ final class ChaosRun {
 				sleep(length);
 				proxy.latency(0);
 				this.log.write("fault", type, t0, EventLog.now(), node.key(), latency + "ms-for-" + length + "ms");
+			}
+			case SLOW_STORE -> {
+				long latency = retry * (35 + this.random.nextInt(16)) / 100;
+				long length = 1000 + this.random.nextInt(2000);
+				long t0 = EventLog.now();
+				this.proxies.forEach((proxy) -> proxy.latency(latency));
+				sleep(length);
+				this.proxies.forEach((proxy) -> proxy.latency(0));
+				this.log.write("fault", type, t0, EventLog.now(), "store", latency + "ms-for-" + length + "ms");
+			}
+			case FLAP_CONNECTIONS -> {
+				long length = 1500 + this.random.nextInt(2000);
+				long t0 = EventLog.now();
+				int drops = 0;
+				while (EventLog.now() - t0 < length * 1_000_000) {
+					this.proxies.forEach(TcpProxy::dropConnections);
+					drops++;
+					sleep(150 + this.random.nextInt(450));
+				}
+				this.log.write("fault", type, t0, EventLog.now(), "store", drops + "-drops");
 			}
 			case HANG_LEADER -> {
 				NodeProcess node = leader.get();

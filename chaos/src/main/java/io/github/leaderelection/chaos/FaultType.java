@@ -45,6 +45,19 @@ enum FaultType {
 	SLOW_LEADER("slow-leader"),
 
 	/**
+	 * Every node's link gets slow, with a round trip near the store call's timeout (each
+	 * way 35-50 % of the retry period), for a few seconds: a store that is slow for
+	 * everyone.
+	 */
+	SLOW_STORE("slow-store"),
+
+	/**
+	 * A connection-flapping storm: every node's connections to the store are closed every
+	 * 150-600 ms for a few seconds, and the nodes connect again each time (F24).
+	 */
+	FLAP_CONNECTIONS("flap-connections"),
+
+	/**
 	 * The leader's links to its store and to the fenced database fail one way (requests
 	 * arrive, answers do not) for longer than the lease: a fenced write it sent holds the
 	 * fence row's lock until the database ends the transaction, and the next leader's

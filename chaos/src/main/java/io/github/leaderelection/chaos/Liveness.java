@@ -8,18 +8,19 @@ import java.util.Locale;
 /**
  * Every interval of a run in which nobody led, the fault it is charged to, and whether it
  * ended within that fault's bound (issue 17). A gap is charged to every fault that
- * started during it or so shortly before it that it can have caused it (less than the
- * longest bound before), and must end by the latest of their deadlines:
+ * started during it or ended so shortly before it that it can have caused it (less than
+ * the longest bound before), and must end by the latest of their deadlines:
  * <ul>
  * <li>the leader crashed or froze ({@code kill-leader}, {@code stop-leader}): the fault
- * plus the store's lease, 1.2 retry periods and the round trip of the acquire that ended
- * the gap. On ZooKeeper the lease is the session, which the server ends on its next tick
- * after the session timeout;</li>
+ * plus the store's lease, 1.2 retry periods and the round trip of the attempt that ended
+ * the gap (a read and an acquire: twice the acquire's time, which is recorded). On
+ * ZooKeeper the lease is the session, which the server ends on its next tick after the
+ * session timeout;</li>
  * <li>the leader stopped gracefully ({@code restart-leader}): the return of its release
- * call plus a retry period and two such round trips (a follower that polls reads, then
- * acquires);</li>
- * <li>the store itself went down ({@code restart-store}): from the moment it answers
- * again, as for a fault that leaves a working link;</li>
+ * call plus a retry period and that round trip;</li>
+ * <li>the store went down, or was slow or flapping for everyone ({@code restart-store},
+ * {@code slow-store}, {@code flap-connections}): from the end of the fault, as for a
+ * fault that leaves a working link;</li>
  * <li>any other fault, which leaves at least one candidate with a working store link: the
  * fault plus the lease and 2 retry periods, and that round trip;</li>
  * <li>no fault before it: the same, from the start of the gap;</li>
@@ -120,7 +121,9 @@ final class Liveness {
 			}
 			boolean ended = i + 1 < leading.size() && leading.get(i + 1)[0] < runEnd;
 			long end = ended ? leading.get(i + 1)[0] : runEnd;
-			long roundTrip = ended ? roundTrips.of(end) : 0;
+			// The attempt that took over is a read and an acquire; only the acquire is
+			// timed, and the read takes as long.
+			long roundTrip = ended ? 2 * roundTrips.of(end) : 0;
 			gaps.add(charge(start, end, roundTrip, candidates, faults, bounds));
 		}
 		return gaps;
@@ -132,8 +135,8 @@ final class Liveness {
 		long deadline = saturatedAdd(candidates.takeOverPossibleFrom(start, ""), bounds.workingLink() + roundTrip);
 		boolean charged = false;
 		for (Fault fault : faults) {
-			// A fault that started longer ago than any bound cannot have caused it.
-			if (fault.start() > start - bounds.workingLink() && fault.start() < end) {
+			// A fault that ended longer ago than any bound cannot have caused it.
+			if (fault.end() > start - bounds.workingLink() && fault.start() < end) {
 				long faultDeadline = saturatedAdd(deadline(fault, start, roundTrip, candidates, bounds), roundTrip);
 				if (!charged || faultDeadline > deadline) {
 					deadline = faultDeadline;
@@ -157,7 +160,7 @@ final class Liveness {
 			// From the release: the leader-only work it waited for before is the
 			// application's.
 			case RESTART_LEADER -> candidates.releaseReturned(fault.target(), Math.max(fault.start(), gapStart));
-			case RESTART_STORE -> fault.end();
+			case RESTART_STORE, SLOW_STORE, FLAP_CONNECTIONS -> fault.end();
 			default -> fault.start();
 		};
 		long clock = candidates.takeOverPossibleFrom(from, fault.target());
@@ -169,8 +172,7 @@ final class Liveness {
 		}
 		long bound = switch (type) {
 			case KILL_LEADER, STOP_LEADER -> bounds.crash();
-			// A follower that polls reads before it acquires: one more round trip.
-			case RESTART_LEADER -> bounds.graceful() + roundTrip;
+			case RESTART_LEADER -> bounds.graceful();
 			default -> bounds.workingLink();
 		};
 		return saturatedAdd(clock, bound);

@@ -77,6 +77,17 @@ final class TcpProxy implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Closes every open connection, as a reset would; new connections are accepted as
+	 * before.
+	 */
+	void dropConnections() {
+		for (Socket socket : this.sockets) {
+			this.sockets.remove(socket);
+			closeQuietly(socket);
+		}
+	}
+
 	/** Delays every chunk by the given time in each direction; 0 for none. */
 	void latency(long millis) {
 		this.latencyMillis = millis;

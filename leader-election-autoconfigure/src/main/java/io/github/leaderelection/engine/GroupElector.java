@@ -67,7 +67,13 @@ final class GroupElector implements LeaderElection {
 	/** After a yield, no acquire before this instant. */
 	private long competeAfterNanos;
 
-	private boolean releaseRequested;
+	/**
+	 * A lease to release at the next attempt, one this instance no longer believes in
+	 * (after a yield, or a belief that ended at its deadline); null when none. The lease
+	 * itself, not a flag: a flag left over from an earlier lease once released the lease
+	 * acquired after it, while this instance believed in it.
+	 */
+	private @Nullable Lease releasing;
 
 	private boolean started;
 
@@ -173,7 +179,7 @@ final class GroupElector implements LeaderElection {
 				revoke(current, RevocationReason.YIELDED);
 			}
 			if (this.held != null) {
-				this.releaseRequested = true;
+				this.releasing = this.held;
 				// Twice the retry period: followers try within one, so one of them gets
 				// the lease first.
 				this.competeAfterNanos = now() + 2 * this.retryPeriodNanos;
@@ -216,6 +222,8 @@ final class GroupElector implements LeaderElection {
 			revoke(current, RevocationReason.FORCED_ELSEWHERE);
 		}
 		this.held = null;
+		this.releasing = null; // the store names another holder: nothing of ours to
+								// release
 	}
 
 	// Lifecycle, driven by the engine
@@ -269,8 +277,9 @@ final class GroupElector implements LeaderElection {
 	void releaseAfterStop() {
 		Lease lease;
 		synchronized (this) {
-			lease = this.held;
+			lease = (this.held != null) ? this.held : this.releasing;
 			this.held = null;
+			this.releasing = null;
 		}
 		if (lease != null) {
 			release(lease);
@@ -367,7 +376,7 @@ final class GroupElector implements LeaderElection {
 		if (this.held == null) {
 			return followerDelay();
 		}
-		if (this.belief == null || this.releaseRequested) {
+		if (this.belief == null || this.releasing != null) {
 			return this.retryPeriodNanos;
 		}
 		return (this.consecutiveFailures <= 1) ? 0 : this.retryPeriodNanos / 4;
@@ -375,18 +384,20 @@ final class GroupElector implements LeaderElection {
 
 	private long attempt() {
 		Lease lease;
-		boolean release;
+		Lease toRelease;
 		synchronized (this) {
 			lease = this.held;
-			release = this.releaseRequested;
+			toRelease = this.releasing;
 		}
-		if (lease != null && release) {
-			this.store.release(lease, this.callTimeout);
+		if (toRelease != null) {
+			this.store.release(toRelease, this.callTimeout);
 			synchronized (this) {
-				if (this.held == lease) {
+				if (this.held == toRelease) {
 					this.held = null;
 				}
-				this.releaseRequested = false;
+				if (this.releasing == toRelease) {
+					this.releasing = null;
+				}
 			}
 			return followerDelay();
 		}
@@ -503,6 +514,9 @@ final class GroupElector implements LeaderElection {
 			stoppedMeanwhile = this.stopped;
 			if (!stoppedMeanwhile) {
 				this.held = lease;
+				// A lease still to release is older, and this new term has replaced it in
+				// the store.
+				this.releasing = null;
 				long untilActive = lease.activeIn().toNanos();
 				if (untilActive <= 0) {
 					grant(lease, start);
@@ -619,7 +633,7 @@ final class GroupElector implements LeaderElection {
 			// late renewal, a ZooKeeper session that still pings), and nobody else could
 			// lead for as long as the link stays slow. The release is one more such call:
 			// it lands even if its answer comes too late.
-			this.releaseRequested = true;
+			this.releasing = this.held;
 			if (storeTrouble) {
 				// The others, whose links work, get the first try.
 				this.competeAfterNanos = now() + this.retryPeriodNanos;

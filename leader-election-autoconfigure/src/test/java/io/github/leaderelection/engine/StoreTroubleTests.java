@@ -5,14 +5,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.Lease;
@@ -92,6 +96,34 @@ class StoreTroubleTests {
 		// duration after the last late renewal (about 6 s).
 		assertThat(leaderless).isLessThan(TIMING.leaseDuration().minusSeconds(2));
 		assertThat(a.isLeader()).isFalse();
+	}
+
+	/**
+	 * A renewal hangs past the deadline (the leader steps down and means to release that
+	 * lease), then answers that the lease is lost; the candidate acquires again in a new
+	 * term. The release meant for the old lease must never hit the new one. It did, found
+	 * by the harness on Redis: a flag left over from the old lease released the new one
+	 * while this instance believed in it, so another could take over during its belief.
+	 */
+	@Test
+	void aReleaseMeantForALeaseThatEndedNeverHitsTheNextOne() throws Exception {
+		HungRenewal hung = new HungRenewal(this.store);
+		RecordingListener events = new RecordingListener();
+		LeaderElection a = start("a", hung, events);
+		await().atMost(WAIT).until(a::isLeader);
+		long first = a.leadership().orElseThrow().term();
+		hung.hangNextRenewal();
+		await().atMost(WAIT).until(() -> !events.revocations.isEmpty());
+		hung.answerLost();
+		await().atMost(WAIT).until(() -> a.leadership().map((leadership) -> leadership.term() > first).orElse(false));
+		long second = a.leadership().orElseThrow().term();
+		// Two retry periods: the next attempts renew the new lease rather than release
+		// it.
+		Thread.sleep(2 * TIMING.retryPeriod().toMillis() + 500);
+		assertThat(a.leadership().map(Leadership::term)).contains(second);
+		assertThat(events.revocations).hasSize(1);
+		assertThat(this.store.read("orders", TIMING.retryPeriod()).orElseThrow().holder()).isEqualTo("a");
+		assertThat(hung.releasedTerms).as("terms released").containsExactly(first);
 	}
 
 	private LeaderElection start(String id, LeaseStore store, RecordingListener events) {
@@ -192,6 +224,54 @@ class StoreTroubleTests {
 			catch (Exception ex) {
 				throw new LeaderElectionException("call failed", ex);
 			}
+		}
+
+	}
+
+	/** A store whose next renewal, once armed, hangs until told to answer "lost". */
+	private static final class HungRenewal extends ForwardingLeaseStore {
+
+		private final CountDownLatch answer = new CountDownLatch(1);
+
+		private final AtomicBoolean armed = new AtomicBoolean();
+
+		final List<Long> releasedTerms = new CopyOnWriteArrayList<>();
+
+		HungRenewal(LeaseStore delegate) {
+			super(delegate);
+		}
+
+		void hangNextRenewal() {
+			this.armed.set(true);
+		}
+
+		void answerLost() {
+			this.answer.countDown();
+		}
+
+		@Override
+		<T> T call(Supplier<T> call, Duration timeout) {
+			return call.get();
+		}
+
+		@Override
+		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			if (this.armed.compareAndSet(true, false)) {
+				try {
+					this.answer.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return false;
+			}
+			return super.renew(lease, leaseDuration, timeout);
+		}
+
+		@Override
+		public void release(Lease lease, Duration timeout) {
+			this.releasedTerms.add(lease.term());
+			super.release(lease, timeout);
 		}
 
 	}

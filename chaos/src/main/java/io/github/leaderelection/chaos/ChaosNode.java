@@ -313,6 +313,10 @@ public final class ChaosNode {
 		config.setConnectionTimeout(1000);
 		config.setValidationTimeout(250);
 		config.setInitializationFailTimeout(-1);
+		// Named, not detected: a first connection that breaks while HikariCP asks for the
+		// default isolation leaves the pool unable to make any connection ever after
+		// (HikariCP #1944; found here by the flap-connections fault).
+		config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
 		return closeLater(new HikariDataSource(config));
 	}
 
@@ -338,6 +342,10 @@ public final class ChaosNode {
 		config.setConnectionTimeout(1000);
 		config.setValidationTimeout(250);
 		config.setInitializationFailTimeout(-1);
+		// Named, not detected: a first connection that breaks while HikariCP asks for the
+		// default isolation leaves the pool unable to make any connection ever after
+		// (HikariCP #1944; found here by the flap-connections fault).
+		config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
 		return closeLater(new HikariDataSource(config));
 	}
 

@@ -1,6 +1,9 @@
 package io.github.leaderelection.chaos;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 
@@ -10,8 +13,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The long run of one backend, which {@code -Pchaos} runs instead of the default build's
  * tests: {@code chaos.backend}, {@code chaos.duration}, {@code chaos.faults} (at least
  * this many, even if that takes longer than the duration) and {@code chaos.seed} describe
- * it. Its name does not end in "Tests", so the default build leaves it out rather than
- * reporting it skipped.
+ * it; {@code chaos.fault-types} (comma-separated) limits the faults to those. Its name
+ * does not end in "Tests", so the default build leaves it out rather than reporting it
+ * skipped.
  */
 class ConfiguredChaosRun {
 
@@ -25,9 +29,19 @@ class ConfiguredChaosRun {
 		Backend backend = Backend.of(name);
 		Duration duration = ChaosTests.duration(System.getProperty("chaos.duration", ""));
 		int faults = ChaosTests.faults(ChaosTests.DEFAULT_FAULTS);
-		ChaosSummary summary = new ChaosRun(ChaosSettings.safe(backend, ChaosTests.seed(ChaosTests.DEFAULT_SEED),
-				duration, faults, ChaosTests.OUTPUT))
-			.run();
+		ChaosSettings settings = ChaosSettings.safe(backend, ChaosTests.seed(ChaosTests.DEFAULT_SEED), duration, faults,
+				ChaosTests.OUTPUT);
+		String types = System.getProperty("chaos.fault-types", "");
+		if (!types.isBlank()) {
+			// Only these faults, to chase what one of them does.
+			Set<FaultType> only = Arrays.stream(types.split(","))
+				.map(String::trim)
+				.map(FaultType::of)
+				.collect(Collectors.toSet());
+			settings = new ChaosSettings(settings.name(), backend, settings.seed(), duration, faults, settings.nodes(),
+					settings.timing(), only, settings.belief(), settings.fencing(), settings.output());
+		}
+		ChaosSummary summary = new ChaosRun(settings).run();
 		ChaosTests.assertKeptEveryPromise(summary);
 		assertThat(summary.faultCount()).as("faults injected").isGreaterThanOrEqualTo(faults);
 	}

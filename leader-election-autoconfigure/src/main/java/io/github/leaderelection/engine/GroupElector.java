@@ -421,6 +421,13 @@ final class GroupElector implements LeaderElection {
 			if (this.held != lease || this.stopped) {
 				return this.retryPeriodNanos; // yielded, forced or stopped while renewing
 			}
+			if (this.releasing == lease) {
+				// Yielded while the renewal was on its way: a lease that is to be
+				// released
+				// is never granted or extended, or the release would leave a belief with
+				// no lease behind it.
+				return 0;
+			}
 			Belief current = this.belief;
 			if (before != null) {
 				if (current != before) {

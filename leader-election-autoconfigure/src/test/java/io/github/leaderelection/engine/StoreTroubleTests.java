@@ -126,6 +126,28 @@ class StoreTroubleTests {
 		assertThat(hung.releasedTerms).as("terms released").containsExactly(first);
 	}
 
+	/**
+	 * A candidate took the lease over from a holder whose lease had not run out, so its
+	 * lease is pending. The renewal that starts when the pending time is over is on its
+	 * way when it yields. Granting on that answer would make this instance believe in a
+	 * lease it has been asked to release, and the release that follows would leave it
+	 * believing with no lease in the store.
+	 */
+	@Test
+	void aYieldWhileALeaseIsPendingNeverLeadsOnThatLease() throws Exception {
+		PendingLeaseWithHungRenewal pending = new PendingLeaseWithHungRenewal(this.store, Duration.ofMillis(500));
+		RecordingListener events = new RecordingListener();
+		LeaderElection a = start("a", pending, events);
+		await().atMost(WAIT).until(pending::renewalHangs);
+		long pendingTerm = pending.acquiredTerm();
+		assertThat(a.yieldLeadership()).as("was leading").isFalse();
+		pending.answer();
+		await().atMost(WAIT).until(() -> pending.releasedTerms.contains(pendingTerm));
+		Thread.sleep(200); // any grant on that term is delivered by now
+		assertThat(events.grantedTerms).as("terms granted").doesNotContain(pendingTerm);
+		assertThat(a.leadership().map(Leadership::term)).isNotEqualTo(Optional.of(pendingTerm));
+	}
+
 	private LeaderElection start(String id, LeaseStore store, RecordingListener events) {
 		LeaderElectionEngine engine = LeaderElectionEngine.builder(store)
 			.candidateId(id)
@@ -264,6 +286,80 @@ class StoreTroubleTests {
 					Thread.currentThread().interrupt();
 				}
 				return false;
+			}
+			return super.renew(lease, leaseDuration, timeout);
+		}
+
+		@Override
+		public void release(Lease lease, Duration timeout) {
+			this.releasedTerms.add(lease.term());
+			super.release(lease, timeout);
+		}
+
+	}
+
+	/**
+	 * Hands out every acquired lease as pending for a while (as after a forced take-over)
+	 * and makes the first renewal that starts after that hang until told to answer.
+	 */
+	private static final class PendingLeaseWithHungRenewal extends ForwardingLeaseStore {
+
+		private final Duration pendingFor;
+
+		private final CountDownLatch answer = new CountDownLatch(1);
+
+		private final AtomicBoolean hangNext = new AtomicBoolean(true);
+
+		private volatile boolean hanging;
+
+		private volatile long acquiredTerm;
+
+		private volatile long acquiredNanos;
+
+		final List<Long> releasedTerms = new CopyOnWriteArrayList<>();
+
+		PendingLeaseWithHungRenewal(LeaseStore delegate, Duration pendingFor) {
+			super(delegate);
+			this.pendingFor = pendingFor;
+		}
+
+		boolean renewalHangs() {
+			return this.hanging;
+		}
+
+		long acquiredTerm() {
+			return this.acquiredTerm;
+		}
+
+		void answer() {
+			this.answer.countDown();
+		}
+
+		@Override
+		<T> T call(Supplier<T> call, Duration timeout) {
+			return call.get();
+		}
+
+		@Override
+		public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+			return super.tryAcquire(group, candidateId, leaseDuration, timeout).map((lease) -> {
+				this.acquiredTerm = lease.term();
+				this.acquiredNanos = System.nanoTime();
+				return new Lease(lease.group(), lease.holder(), lease.term(), lease.expiresIn(), this.pendingFor);
+			});
+		}
+
+		@Override
+		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			boolean pendingOver = System.nanoTime() - this.acquiredNanos >= this.pendingFor.toNanos();
+			if (pendingOver && this.hangNext.compareAndSet(true, false)) {
+				this.hanging = true;
+				try {
+					this.answer.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
 			}
 			return super.renew(lease, leaseDuration, timeout);
 		}

@@ -18,11 +18,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
+import io.github.leaderelection.testing.ChildJvm;
+import io.github.leaderelection.testing.MariaDbServer;
+import io.github.leaderelection.testing.StoreServer;
 import org.h2.tools.Server;
 
 /**
@@ -73,11 +77,15 @@ public final class Benchmarks {
 		long began = System.nanoTime();
 		ZookeeperServer zookeeper = null;
 		Server h2 = null;
-		PrivateMariaDb mariadb = null;
+		MariaDbServer mariadb = null;
 		try {
 			if (System.getProperty("bench.mariadb.url") == null) {
-				mariadb = PrivateMariaDb.start(target.resolve("bench-mariadb"));
-				Coordinates.set("bench.mariadb.url", mariadb.url("test"));
+				// A server of its own, so that its status counters count the benchmark's
+				// statements only: default settings but a small buffer pool.
+				mariadb = new MariaDbServer(target.resolve("bench-mariadb"),
+						List.of("--innodb-buffer-pool-size=64M", "--skip-log-bin", "--max-connections=300"));
+				mariadb.start();
+				Coordinates.set("bench.mariadb.url", mariadb.url(StoreServer.DATABASE));
 			}
 			h2 = Server.createTcpServer("-tcpPort", "0", "-ifNotExists").start();
 			Coordinates.set("bench.h2.url", "jdbc:h2:tcp://127.0.0.1:" + h2.getPort() + "/mem:bench;DB_CLOSE_DELAY=-1");
@@ -241,11 +249,10 @@ public final class Benchmarks {
 		String classPath = System.getProperty("java.class.path");
 		Path jar = Path.of(classPath.split(java.io.File.pathSeparator)[0]);
 		Path lib = jar.toAbsolutePath().getParent().resolve("lib");
-		List<String> wanted = List.of("leader-election-autoconfigure", "shedlock-spring",
-				"shedlock-provider-jdbc-template", "spring-integration-core", "spring-integration-jdbc",
-				"spring-integration-redis", "spring-integration-zookeeper", "curator-recipes", "zookeeper",
-				"lettuce-core", "spring-data-redis", "spring-core", "spring-boot", "mariadb-java-client", "postgresql",
-				"h2", "HikariCP", "jmh-core");
+		List<String> wanted = List.of("leader-election-core", "shedlock-spring", "shedlock-provider-jdbc-template",
+				"spring-integration-core", "spring-integration-jdbc", "spring-integration-redis",
+				"spring-integration-zookeeper", "curator-recipes", "zookeeper", "lettuce-core", "spring-data-redis",
+				"spring-core", "spring-boot", "mariadb-java-client", "postgresql", "h2", "HikariCP", "jmh-core");
 		try (var files = Files.list(lib)) {
 			for (String name : files.map((p) -> p.getFileName().toString()).sorted().toList()) {
 				for (String artifact : wanted) {
@@ -305,42 +312,39 @@ public final class Benchmarks {
 	/** The ZooKeeper server JVM. */
 	static final class ZookeeperServer implements AutoCloseable {
 
-		final Process process;
+		final ChildJvm jvm;
 
 		final int port;
 
-		private ZookeeperServer(Process process, int port) {
-			this.process = process;
+		private ZookeeperServer(ChildJvm jvm, int port) {
+			this.jvm = jvm;
 			this.port = port;
 		}
 
 		static ZookeeperServer start(Path logDir) throws Exception {
 			Files.createDirectories(logDir);
-			List<String> command = new ArrayList<>();
-			command.add(ProcessHandle.current().info().command().orElse("java"));
-			command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-Dlogback.configurationFile=logback-node.xml",
-					"-cp", System.getProperty("java.class.path"), ZookeeperServerMain.class.getName()));
-			Process process = new ProcessBuilder(command)
-				.redirectError(ProcessBuilder.Redirect.appendTo(logDir.resolve("zookeeper-server.log").toFile()))
-				.start();
-			BufferedReader reader = new BufferedReader(
-					new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-			String line;
-			while ((line = reader.readLine()) != null) {
-				if (line.startsWith("@READY ")) {
-					return new ZookeeperServer(process, Integer.parseInt(line.substring(7).trim()));
-				}
-			}
-			throw new IllegalStateException("The ZooKeeper server did not start; see " + logDir);
+			CompletableFuture<Integer> ready = new CompletableFuture<>();
+			ChildJvm jvm = ChildJvm.start("zookeeper-server",
+					ChildJvm.command(
+							List.of("-Xmx256m", "-XX:+UseSerialGC", "-Dlogback.configurationFile=logback-node.xml"),
+							ZookeeperServerMain.class, List.of()),
+					Map.of(), logDir.resolve("zookeeper-server.log"), (line) -> {
+						if (line == null) {
+							ready.completeExceptionally(
+									new IllegalStateException("The ZooKeeper server did not start; see " + logDir));
+						}
+						else if (line.startsWith("@READY ")) {
+							ready.complete(Integer.parseInt(line.substring(7).trim()));
+						}
+					});
+			return new ZookeeperServer(jvm, ready.get());
 		}
 
 		@Override
 		public void close() throws Exception {
-			try (Writer in = new OutputStreamWriter(this.process.getOutputStream(), StandardCharsets.UTF_8)) {
-				in.flush();
-			}
-			if (!this.process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-				this.process.destroyForcibly();
+			this.jvm.closeInput();
+			if (!this.jvm.awaitExit(10_000)) {
+				this.jvm.kill();
 			}
 		}
 

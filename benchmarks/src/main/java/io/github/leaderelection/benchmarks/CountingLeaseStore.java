@@ -5,66 +5,55 @@ import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.ForwardingLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 
 /**
  * Counts the calls the engine makes to a store, to set beside what the store's server
  * counts.
  */
-final class CountingLeaseStore implements LeaseStore {
-
-	private final LeaseStore delegate;
+final class CountingLeaseStore extends ForwardingLeaseStore {
 
 	final LongAdder calls = new LongAdder();
 
 	CountingLeaseStore(LeaseStore delegate) {
-		this.delegate = delegate;
+		super(delegate);
 	}
 
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
 		this.calls.increment();
-		return this.delegate.read(group, timeout);
+		return delegate().read(group, timeout);
 	}
 
 	@Override
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		this.calls.increment();
-		return this.delegate.tryAcquire(group, candidateId, leaseDuration, timeout);
+		return delegate().tryAcquire(group, candidateId, leaseDuration, timeout);
 	}
 
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		this.calls.increment();
-		return this.delegate.renew(lease, leaseDuration, timeout);
+		return delegate().renew(lease, leaseDuration, timeout);
 	}
 
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		this.calls.increment();
-		this.delegate.release(lease, timeout);
+		delegate().release(lease, timeout);
 	}
 
 	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
 		this.calls.increment();
-		this.delegate.forceLeader(group, candidateId, timeout);
+		delegate().forceLeader(group, candidateId, timeout);
 	}
 
 	@Override
 	public void clear(String group, Duration timeout) {
 		this.calls.increment();
-		this.delegate.clear(group, timeout);
-	}
-
-	@Override
-	public AutoCloseable watch(String group, Runnable onChange) {
-		return this.delegate.watch(group, onChange);
-	}
-
-	@Override
-	public String backend() {
-		return this.delegate.backend();
+		delegate().clear(group, timeout);
 	}
 
 }

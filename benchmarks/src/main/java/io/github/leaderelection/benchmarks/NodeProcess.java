@@ -1,11 +1,6 @@
 package io.github.leaderelection.benchmarks;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+
+import io.github.leaderelection.testing.ChildJvm;
 
 /**
  * The coordinator's handle on a node JVM: starts it, sends it commands, and turns its
@@ -40,22 +37,15 @@ final class NodeProcess implements AutoCloseable {
 
 	final String id;
 
-	private final Process process;
-
-	private final Writer stdin;
-
 	private final BlockingQueue<Event> events;
 
 	private final List<Event> own = new java.util.LinkedList<>();
 
-	private NodeProcess(String id, Process process, BlockingQueue<Event> events) {
+	private ChildJvm jvm;
+
+	private NodeProcess(String id, BlockingQueue<Event> events) {
 		this.id = id;
-		this.process = process;
 		this.events = events;
-		this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-		Thread reader = new Thread(this::read, "node-reader-" + id);
-		reader.setDaemon(true);
-		reader.start();
 	}
 
 	static NodeProcess start(Contender contender, String id, int groups, int candidates, Timing timing,
@@ -65,51 +55,36 @@ final class NodeProcess implements AutoCloseable {
 
 	static NodeProcess start(Contender contender, String id, int groups, int candidates, Timing timing,
 			boolean autostart, BlockingQueue<Event> events, Path logDir, List<String> jvmOptions) throws IOException {
-		List<String> command = new ArrayList<>();
-		command.add(ProcessHandle.current().info().command().orElse("java"));
-		command.addAll(jvmOptions);
-		command.addAll(Coordinates.systemProperties());
-		command.add("-cp");
-		command.add(System.getProperty("java.class.path"));
-		command.add(NodeMain.class.getName());
-		command.add(contender.id());
-		command.add(id);
-		command.add(Integer.toString(groups));
-		command.add(Integer.toString(candidates));
-		command.add(timing.args());
-		command.add(Boolean.toString(autostart));
+		List<String> options = new ArrayList<>(jvmOptions);
+		options.addAll(Coordinates.systemProperties());
+		List<String> command = ChildJvm.command(options, NodeMain.class, List.of(contender.id(), id,
+				Integer.toString(groups), Integer.toString(candidates), timing.args(), Boolean.toString(autostart)));
 		Files.createDirectories(logDir);
-		ProcessBuilder builder = new ProcessBuilder(command);
-		builder.redirectError(
-				ProcessBuilder.Redirect.appendTo(logDir.resolve(contender.id() + "-" + id + ".log").toFile()));
-		return new NodeProcess(id, builder.start(), events);
+		NodeProcess node = new NodeProcess(id, events);
+		node.jvm = ChildJvm.start("node-reader-" + id, command, Map.of(),
+				logDir.resolve(contender.id() + "-" + id + ".log"), node::read);
+		return node;
 	}
 
-	private void read() {
-		try (BufferedReader reader = new BufferedReader(
-				new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
-			String line;
-			while ((line = reader.readLine()) != null) {
-				if (!line.startsWith("@")) {
-					continue;
-				}
-				String[] parts = line.split(" ");
-				String type = parts[0].substring(1);
-				Event event = switch (type) {
-					case "G", "R" -> new Event(this, type, parts[1], Long.parseLong(parts[2]), parts[3], line);
-					case "STATS" -> new Event(this, type, "", 0, "", line);
-					default -> new Event(this, type, "", Long.parseLong(parts[1]), "", line);
-				};
-				add(event);
-				if (this.events != null) {
-					this.events.add(event);
-				}
-			}
+	private void read(String line) {
+		if (line == null) {
+			add(new Event(this, "EOF", "", System.nanoTime(), "", ""));
+			return;
 		}
-		catch (IOException | RuntimeException ex) {
-			// the process ended
+		if (!line.startsWith("@")) {
+			return;
 		}
-		add(new Event(this, "EOF", "", System.nanoTime(), "", ""));
+		String[] parts = line.split(" ");
+		String type = parts[0].substring(1);
+		Event event = switch (type) {
+			case "G", "R" -> new Event(this, type, parts[1], Long.parseLong(parts[2]), parts[3], line);
+			case "STATS" -> new Event(this, type, "", 0, "", line);
+			default -> new Event(this, type, "", Long.parseLong(parts[1]), "", line);
+		};
+		add(event);
+		if (this.events != null) {
+			this.events.add(event);
+		}
 	}
 
 	private void add(Event event) {
@@ -148,8 +123,7 @@ final class NodeProcess implements AutoCloseable {
 	}
 
 	void send(String command) throws IOException {
-		this.stdin.write(command + "\n");
-		this.stdin.flush();
+		this.jvm.send(command);
 	}
 
 	/**
@@ -170,21 +144,21 @@ final class NodeProcess implements AutoCloseable {
 	}
 
 	long pid() {
-		return this.process.pid();
+		return this.jvm.pid();
 	}
 
 	/** SIGKILL: no shutdown hook, no release. */
 	void kill() {
-		this.process.destroyForcibly();
+		this.jvm.kill();
 	}
 
 	boolean awaitExit(long timeoutMillis) throws InterruptedException {
-		return this.process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS);
+		return this.jvm.awaitExit(timeoutMillis);
 	}
 
 	/** Stops gracefully if it can within the timeout, then kills. */
 	void stop(long timeoutMillis) throws InterruptedException {
-		if (!this.process.isAlive()) {
+		if (!this.jvm.isAlive()) {
 			return;
 		}
 		try {
@@ -201,7 +175,7 @@ final class NodeProcess implements AutoCloseable {
 
 	@Override
 	public void close() throws InterruptedException {
-		if (this.process.isAlive()) {
+		if (this.jvm.isAlive()) {
 			kill();
 			awaitExit(5000);
 		}

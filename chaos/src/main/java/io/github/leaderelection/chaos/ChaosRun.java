@@ -15,6 +15,14 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import io.github.leaderelection.testing.ZookeeperServer;
+import io.github.leaderelection.testing.RedisServer;
+import io.github.leaderelection.testing.PostgresServer;
+import io.github.leaderelection.testing.MariaDbServer;
+import io.github.leaderelection.testing.StoreServer;
+import io.github.leaderelection.testing.ChildJvm;
+import io.github.leaderelection.testing.TcpProxy;
+
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
 import org.slf4j.Logger;
@@ -225,18 +233,18 @@ final class ChaosRun {
 				long length = 800 + this.random.nextInt(1500);
 				TcpProxy proxy = this.proxies.get(node.index());
 				long t0 = EventLog.now();
-				proxy.latency(latency);
+				proxy.latency(Duration.ofMillis(latency));
 				sleep(length);
-				proxy.latency(0);
+				proxy.latency(Duration.ZERO);
 				this.log.write("fault", type, t0, EventLog.now(), node.key(), latency + "ms-for-" + length + "ms");
 			}
 			case SLOW_STORE -> {
 				long latency = retry * (35 + this.random.nextInt(16)) / 100;
 				long length = 1000 + this.random.nextInt(2000);
 				long t0 = EventLog.now();
-				this.proxies.forEach((proxy) -> proxy.latency(latency));
+				this.proxies.forEach((proxy) -> proxy.latency(Duration.ofMillis(latency)));
 				sleep(length);
-				this.proxies.forEach((proxy) -> proxy.latency(0));
+				this.proxies.forEach((proxy) -> proxy.latency(Duration.ZERO));
 				this.log.write("fault", type, t0, EventLog.now(), "store", latency + "ms-for-" + length + "ms");
 			}
 			case FLAP_CONNECTIONS -> {
@@ -344,18 +352,15 @@ final class ChaosRun {
 	private void spawn(int index) throws IOException {
 		String key = "n" + index + "." + this.incarnations[index]++;
 		TcpProxy proxy = this.proxies.get(index);
-		List<String> command = new ArrayList<>(List.of(
-				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-Xss512k",
-				"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + this.directory,
-				"-Dlogback.configurationFile=chaos-node-logback.xml", "-cp", classpath(), ChaosNode.class.getName()));
+		List<String> arguments = new ArrayList<>();
 		Map<String, String> options = new HashMap<>();
 		options.put("key", key);
 		options.put("backend", this.settings.backend().id());
 		options.put("store", "127.0.0.1:" + proxy.port());
 		// Through the node's own link, so that a fault can hang it mid-transaction.
-		options.put("fence-url", this.fenceDatabase.fenceUrl()
+		options.put("fence-url", this.fenceDatabase.jdbcUrl()
 			.replace(":" + this.fenceDatabase.port() + "/", ":" + this.fenceProxies.get(index).port() + "/"));
-		options.put("fence-user", this.fenceDatabase.fenceUser());
+		options.put("fence-user", this.fenceDatabase.jdbcUser());
 		options.put("log", this.directory.resolve("node-" + key + ".log").toString());
 		options.put("lease-ms", Long.toString(this.settings.timing().leaseDuration().toMillis()));
 		options.put("renew-ms", Long.toString(this.settings.timing().renewDeadline().toMillis()));
@@ -368,9 +373,13 @@ final class ChaosRun {
 		options.put("action-period-ms", "50");
 		options.put("work-ms", "20");
 		options.forEach((name, value) -> {
-			command.add("--" + name);
-			command.add(value);
+			arguments.add("--" + name);
+			arguments.add(value);
 		});
+		List<String> command = ChildJvm.command(
+				List.of("-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+						"-Djava.io.tmpdir=" + this.directory, "-Dlogback.configurationFile=chaos-node-logback.xml"),
+				ChaosNode.class, arguments);
 		NodeProcess node = NodeProcess.start(index, key, command, clockEnvironment(index),
 				this.directory.resolve("node-" + key + ".err"));
 		this.nodes[index] = node;
@@ -417,10 +426,6 @@ final class ChaosRun {
 	}
 
 	/** The test class path when run by Surefire, else this JVM's. */
-	private static String classpath() {
-		return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-	}
-
 	// Wall clocks
 
 	private Map<String, String> clockEnvironment(int index) throws IOException {
@@ -474,15 +479,15 @@ final class ChaosRun {
 		this.store.start();
 		if (this.settings.backend().isJdbc()) {
 			this.fenceDatabase = this.store;
-			String url = this.store.fenceUrl();
-			new JdbcLeaseStore(new DriverManagerDataSource(url, this.store.fenceUser(), "")).createTableIfMissing();
+			String url = this.store.jdbcUrl();
+			new JdbcLeaseStore(new DriverManagerDataSource(url, this.store.jdbcUser(), "")).createTableIfMissing();
 		}
 		else {
 			// The protected table lives in a database that no fault touches.
 			this.fenceDatabase = new MariaDbServer(this.directory.resolve("fence-database"));
 			this.fenceDatabase.start();
 		}
-		FencedTable.create(this.fenceDatabase.fenceUrl(), this.fenceDatabase.fenceUser());
+		FencedTable.create(this.fenceDatabase.jdbcUrl(), this.fenceDatabase.jdbcUser());
 	}
 
 	private void recordWrites() {
@@ -493,8 +498,8 @@ final class ChaosRun {
 			if (!this.fenceDatabase.answers()) {
 				this.fenceDatabase.restart();
 			}
-			for (FencedTable.Write write : FencedTable.readWrites(this.fenceDatabase.fenceUrl(),
-					this.fenceDatabase.fenceUser())) {
+			for (FencedTable.Write write : FencedTable.readWrites(this.fenceDatabase.jdbcUrl(),
+					this.fenceDatabase.jdbcUser())) {
 				this.log.write("write", write.id(), write.nodeKey(), write.term());
 			}
 		}

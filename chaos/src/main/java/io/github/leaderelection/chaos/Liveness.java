@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import io.github.leaderelection.testing.ZookeeperServer;
+
 /**
  * Every interval of a run in which nobody led, the fault it is charged to, and whether it
  * ended within that fault's bound (issue 17). A gap is charged to every fault that

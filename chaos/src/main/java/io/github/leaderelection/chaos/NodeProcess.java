@@ -1,14 +1,12 @@
 package io.github.leaderelection.chaos;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
+
+import io.github.leaderelection.testing.ChildJvm;
 
 /**
  * One incarnation of a node: a {@link ChaosNode} JVM started by the harness. A node that
@@ -21,7 +19,7 @@ final class NodeProcess {
 
 	private final String key;
 
-	private final Process process;
+	private final ChildJvm jvm;
 
 	/** The term this node announced it leads in; 0 after it announced a revocation. */
 	private volatile long announcedTerm;
@@ -32,20 +30,16 @@ final class NodeProcess {
 
 	private volatile boolean ready;
 
-	private NodeProcess(int index, String key, Process process) {
+	private NodeProcess(int index, String key, List<String> command, Map<String, String> environment, Path errorFile)
+			throws IOException {
 		this.index = index;
 		this.key = key;
-		this.process = process;
-		Thread reader = new Thread(this::readAnnouncements, "node-" + key + "-stdout");
-		reader.setDaemon(true);
-		reader.start();
+		this.jvm = ChildJvm.start("node-" + key, command, environment, errorFile, this::readAnnouncement);
 	}
 
 	static NodeProcess start(int index, String key, List<String> command, Map<String, String> environment,
 			Path errorFile) throws IOException {
-		ProcessBuilder builder = new ProcessBuilder(command).redirectError(errorFile.toFile());
-		builder.environment().putAll(environment);
-		return new NodeProcess(index, key, builder.start());
+		return new NodeProcess(index, key, command, environment, errorFile);
 	}
 
 	int index() {
@@ -57,16 +51,16 @@ final class NodeProcess {
 	}
 
 	long pid() {
-		return this.process.pid();
+		return this.jvm.pid();
 	}
 
 	boolean isAlive() {
-		return this.process.isAlive();
+		return this.jvm.isAlive();
 	}
 
 	/** Whether it has announced a grant and no revocation since, and is not paused. */
 	boolean isAnnouncedLeader() {
-		return this.announcedTerm > 0 && !this.stopped && this.process.isAlive();
+		return this.announcedTerm > 0 && !this.stopped && this.jvm.isAlive();
 	}
 
 	/** Whether it has started its election. */
@@ -83,9 +77,9 @@ final class NodeProcess {
 	 * {@link #terminate}.
 	 */
 	void onUnexpectedExit(IntConsumer callback) {
-		this.process.onExit().thenAccept((exited) -> {
+		this.jvm.onExit().thenAccept((exitCode) -> {
 			if (!this.exitExpected) {
-				callback.accept(exited.exitValue());
+				callback.accept(exitCode);
 			}
 		});
 	}
@@ -93,14 +87,14 @@ final class NodeProcess {
 	/** {@code kill -9}, and waits until the process is gone. */
 	void kill() throws InterruptedException {
 		this.exitExpected = true;
-		this.process.destroyForcibly();
-		this.process.waitFor();
+		this.jvm.kill();
+		this.jvm.awaitExit(Long.MAX_VALUE);
 	}
 
 	/** Sends {@code SIGTERM} without waiting; {@link #terminate} waits. */
 	void signalTerminate() {
 		this.exitExpected = true;
-		this.process.destroy();
+		this.jvm.terminate();
 	}
 
 	/**
@@ -110,57 +104,39 @@ final class NodeProcess {
 	 */
 	boolean terminate(long timeoutMillis) throws InterruptedException {
 		this.exitExpected = true;
-		this.process.destroy();
-		if (this.process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS)) {
-			return true;
-		}
-		kill();
-		return false;
+		return this.jvm.terminate(timeoutMillis);
 	}
 
 	void pause() throws IOException, InterruptedException {
-		signal("STOP");
+		this.jvm.signal("STOP");
 		this.stopped = true;
 	}
 
 	void resume() throws IOException, InterruptedException {
-		signal("CONT");
+		this.jvm.signal("CONT");
 		this.stopped = false;
 	}
 
-	private void signal(String signal) throws IOException, InterruptedException {
-		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).start();
-		if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-			throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed");
+	private void readAnnouncement(String line) {
+		if (line == null) {
+			this.announcedTerm = 0; // the process is gone
+			return;
 		}
-	}
-
-	private void readAnnouncements() {
-		try (BufferedReader reader = new BufferedReader(
-				new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
-			String line;
-			while ((line = reader.readLine()) != null) {
-				String[] fields = line.split(" ");
-				if (fields[0].equals("ready")) {
-					this.ready = true;
-				}
-				else if (fields.length == 2 && fields[0].equals("leader")) {
-					this.announcedTerm = Long.parseLong(fields[1]);
-				}
-				else if (fields.length == 2 && fields[0].equals("follower")) {
-					this.announcedTerm = 0;
-				}
-			}
+		String[] fields = line.split(" ");
+		if (fields[0].equals("ready")) {
+			this.ready = true;
 		}
-		catch (IOException | NumberFormatException ex) {
-			// The process is gone.
+		else if (fields.length == 2 && fields[0].equals("leader")) {
+			this.announcedTerm = Long.parseLong(fields[1]);
 		}
-		this.announcedTerm = 0;
+		else if (fields.length == 2 && fields[0].equals("follower")) {
+			this.announcedTerm = 0;
+		}
 	}
 
 	@Override
 	public String toString() {
-		return this.key + "(pid " + this.process.pid() + ")";
+		return this.key + "(pid " + this.jvm.pid() + ")";
 	}
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.ForwardingLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 
 /**
@@ -16,20 +17,13 @@ import io.github.leaderelection.spi.LeaseStore;
  * A renewal's start is written before the call, so a renewal whose outcome never made it
  * to the log (the node was killed during it) still counts as one that may have succeeded.
  */
-final class RecordingLeaseStore implements LeaseStore {
-
-	private final LeaseStore delegate;
+final class RecordingLeaseStore extends ForwardingLeaseStore {
 
 	private final EventLog log;
 
 	RecordingLeaseStore(LeaseStore delegate, EventLog log) {
-		this.delegate = delegate;
+		super(delegate);
 		this.log = log;
-	}
-
-	@Override
-	public Optional<Lease> read(String group, Duration timeout) {
-		return this.delegate.read(group, timeout);
 	}
 
 	@Override
@@ -37,7 +31,7 @@ final class RecordingLeaseStore implements LeaseStore {
 		long entry = EventLog.now();
 		Optional<Lease> taken;
 		try {
-			taken = this.delegate.tryAcquire(group, candidateId, leaseDuration, timeout);
+			taken = delegate().tryAcquire(group, candidateId, leaseDuration, timeout);
 		}
 		catch (RuntimeException ex) {
 			this.log.write("acquire", entry, EventLog.now(), "error", 0, 0);
@@ -59,7 +53,7 @@ final class RecordingLeaseStore implements LeaseStore {
 		this.log.write("renew-start", entry, lease.term());
 		boolean renewed;
 		try {
-			renewed = this.delegate.renew(lease, leaseDuration, timeout);
+			renewed = delegate().renew(lease, leaseDuration, timeout);
 		}
 		catch (RuntimeException ex) {
 			this.log.write("renew-end", entry, EventLog.now(), lease.term(), "error");
@@ -74,28 +68,8 @@ final class RecordingLeaseStore implements LeaseStore {
 		// The engine releases only a lease it no longer acts on: its belief is over by
 		// now.
 		this.log.write("release", EventLog.now(), lease.term());
-		this.delegate.release(lease, timeout);
+		delegate().release(lease, timeout);
 		this.log.write("release-end", EventLog.now(), lease.term());
-	}
-
-	@Override
-	public void forceLeader(String group, String candidateId, Duration timeout) {
-		this.delegate.forceLeader(group, candidateId, timeout);
-	}
-
-	@Override
-	public void clear(String group, Duration timeout) {
-		this.delegate.clear(group, timeout);
-	}
-
-	@Override
-	public AutoCloseable watch(String group, Runnable onChange) {
-		return this.delegate.watch(group, onChange);
-	}
-
-	@Override
-	public String backend() {
-		return this.delegate.backend();
 	}
 
 }

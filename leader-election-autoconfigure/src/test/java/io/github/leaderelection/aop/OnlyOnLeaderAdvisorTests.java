@@ -19,7 +19,7 @@ import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.LeadershipContext;
 import io.github.leaderelection.OnlyOnLeader;
-import io.github.leaderelection.autoconfigure.ApplicationReady;
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.autoconfigure.DisabledLeaderElectionAutoConfiguration;
 import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.leaderelection.memory.InMemoryLeaseStore;

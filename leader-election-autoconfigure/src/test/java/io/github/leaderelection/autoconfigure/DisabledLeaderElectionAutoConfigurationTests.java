@@ -3,6 +3,7 @@ package io.github.leaderelection.autoconfigure;
 import java.time.Duration;
 import java.util.Optional;
 
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.LeaderElectionRegistry;

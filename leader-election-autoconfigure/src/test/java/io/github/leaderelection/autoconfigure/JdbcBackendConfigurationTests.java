@@ -19,11 +19,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
+import io.github.leaderelection.testing.ApplicationReady;
+import io.github.leaderelection.testing.TestDatabases;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.actuate.LeaderElectionHealthIndicator;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
-import io.github.leaderelection.jdbc.TestDatabases;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import org.apache.derby.jdbc.EmbeddedDataSource;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionListener;

@@ -3,10 +3,12 @@ package io.github.leaderelection.autoconfigure;
 import java.time.Duration;
 import java.util.Map;
 
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.actuate.LeaderElectionHealthIndicator;
 import io.github.leaderelection.actuate.OutageLeaseStore;
 import io.github.leaderelection.test.LeaderElectionTestSupport;
+import io.github.leaderelection.test.LeaderElectionTestSupportAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -2,6 +2,7 @@ package io.github.leaderelection.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.actuate.OutageLeaseStore;
@@ -11,6 +12,7 @@ import io.github.leaderelection.metrics.LeaderElectionMetrics;
 import io.github.leaderelection.metrics.TimedLeaseStorePostProcessor;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.LeaderElectionTestSupport;
+import io.github.leaderelection.test.LeaderElectionTestSupportAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.Test;

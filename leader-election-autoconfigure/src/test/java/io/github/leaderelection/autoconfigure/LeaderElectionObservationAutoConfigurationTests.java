@@ -2,6 +2,7 @@ package io.github.leaderelection.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.metrics.LeadershipObservations;
 import io.github.leaderelection.metrics.ObservedLeaseStorePostProcessor;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.lifecycle.LeaderOnlyLifecycle;
@@ -13,6 +14,7 @@ import io.github.leaderelection.lifecycle.LeaderOnlyLifecycleController;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.LeaderElectionTestSupport;
+import io.github.leaderelection.test.LeaderElectionTestSupportAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.actuate.LeaderElectionEndpoint;
 import io.github.leaderelection.actuate.LeaderElectionEndpointWebExtension;

@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderInfo;
 import io.github.leaderelection.RevocationReason;
-import io.github.leaderelection.autoconfigure.ApplicationReady;
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,7 @@ package io.github.leaderelection.redis;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.leaderelection.testing.TestRedis;
 import io.github.leaderelection.engine.DuplicateCandidateIdTests;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import org.junit.jupiter.api.AfterEach;

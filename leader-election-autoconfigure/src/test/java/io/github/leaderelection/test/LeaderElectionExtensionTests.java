@@ -3,7 +3,6 @@ package io.github.leaderelection.test;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
-import io.github.leaderelection.autoconfigure.LeaderElectionTestSupportAutoConfiguration;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -59,9 +58,12 @@ class LeaderElectionExtensionTests {
 
 	}
 
+	/**
+	 * The application's auto-configuration only: the class-level @AsFollower adds the
+	 * test support.
+	 */
 	@SpringBootConfiguration
-	@ImportAutoConfiguration({ LeaderElectionAutoConfiguration.class,
-			LeaderElectionTestSupportAutoConfiguration.class })
+	@ImportAutoConfiguration(LeaderElectionAutoConfiguration.class)
 	static class Application {
 
 	}

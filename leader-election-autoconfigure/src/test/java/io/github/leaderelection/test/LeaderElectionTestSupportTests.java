@@ -6,9 +6,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
-import io.github.leaderelection.autoconfigure.ApplicationReady;
+import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
-import io.github.leaderelection.autoconfigure.LeaderElectionTestSupportAutoConfiguration;
 import io.github.leaderelection.event.LeaderChangedEvent;
 import io.github.leaderelection.event.LeaderElectionEvent;
 import io.github.leaderelection.event.LeaderGrantedEvent;
@@ -16,11 +15,11 @@ import io.github.leaderelection.event.LeaderRevokedEvent;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.event.EventListener;
-import org.springframework.test.context.junit.jupiter.SpringExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -141,7 +140,14 @@ class LeaderElectionTestSupportTests {
 
 	@Test
 	void isNotConfiguredOutsideTests() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader(SpringExtension.class))
+		// Only a test class's annotation imports it: it is not one of the application's
+		// auto-configurations, whatever the class path holds.
+		List<String> applications = ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader())
+			.getCandidates();
+		assertThat(applications).contains(LeaderElectionAutoConfiguration.class.getName())
+			.doesNotContain(LeaderElectionTestSupportAutoConfiguration.class.getName());
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
+			.withPropertyValues("leader-election.backend=in-memory")
 			.run((context) -> assertThat(context).doesNotHaveBean(LeaderElectionTestSupport.class));
 	}
 

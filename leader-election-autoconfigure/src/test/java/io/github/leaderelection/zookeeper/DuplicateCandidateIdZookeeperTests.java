@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.leaderelection.testing.ZookeeperTesting;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.engine.DuplicateCandidateIdTests;
 import io.github.leaderelection.engine.LeaderElectionEngine;

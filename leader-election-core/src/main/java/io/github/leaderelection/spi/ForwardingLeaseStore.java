@@ -1,0 +1,73 @@
+package io.github.leaderelection.spi;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A {@link LeaseStore} that passes every call to another one: the base of decorators that
+ * count, time, record or disturb a store's calls. A subclass overrides the calls it
+ * changes and leaves the rest to the store it wraps, so that a call added to the SPI
+ * later reaches that store too.
+ */
+public abstract class ForwardingLeaseStore implements LeaseStore {
+
+	private final LeaseStore delegate;
+
+	/**
+	 * Wraps a store.
+	 * @param delegate the store that answers the calls
+	 */
+	protected ForwardingLeaseStore(LeaseStore delegate) {
+		this.delegate = Objects.requireNonNull(delegate, "delegate");
+	}
+
+	/**
+	 * The store this one passes its calls to.
+	 * @return the wrapped store
+	 */
+	protected LeaseStore delegate() {
+		return this.delegate;
+	}
+
+	@Override
+	public Optional<Lease> read(String group, Duration timeout) {
+		return this.delegate.read(group, timeout);
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+		return this.delegate.tryAcquire(group, candidateId, leaseDuration, timeout);
+	}
+
+	@Override
+	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		return this.delegate.renew(lease, leaseDuration, timeout);
+	}
+
+	@Override
+	public void release(Lease lease, Duration timeout) {
+		this.delegate.release(lease, timeout);
+	}
+
+	@Override
+	public void forceLeader(String group, String candidateId, Duration timeout) {
+		this.delegate.forceLeader(group, candidateId, timeout);
+	}
+
+	@Override
+	public void clear(String group, Duration timeout) {
+		this.delegate.clear(group, timeout);
+	}
+
+	@Override
+	public AutoCloseable watch(String group, Runnable onChange) {
+		return this.delegate.watch(group, onChange);
+	}
+
+	@Override
+	public String backend() {
+		return this.delegate.backend();
+	}
+
+}

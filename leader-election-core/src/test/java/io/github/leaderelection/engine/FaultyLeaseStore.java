@@ -1,0 +1,137 @@
+package io.github.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.ForwardingLeaseStore;
+import io.github.leaderelection.spi.LeaseStore;
+
+/**
+ * Wraps a store so that a test can make its calls fail or hang, as a store outage or a
+ * cut connection would, for one candidate only.
+ */
+class FaultyLeaseStore extends ForwardingLeaseStore {
+
+	enum Mode {
+
+		NORMAL, FAIL, HANG, REFUSE_RENEWALS
+
+	}
+
+	private volatile Mode mode = Mode.NORMAL;
+
+	private volatile CountDownLatch hang = new CountDownLatch(0);
+
+	private final boolean push;
+
+	final AtomicInteger calls = new AtomicInteger();
+
+	FaultyLeaseStore(LeaseStore delegate) {
+		this(delegate, true);
+	}
+
+	/**
+	 * Wraps a store; without push, changes reach candidates only at their next attempt,
+	 * as with a polling store such as a database table.
+	 */
+	FaultyLeaseStore(LeaseStore delegate, boolean push) {
+		super(delegate);
+		this.push = push;
+	}
+
+	void fail() {
+		this.mode = Mode.FAIL;
+	}
+
+	/**
+	 * Renewals answer {@code false} while the lease still names its holder, as a
+	 * suspended session does.
+	 */
+	void refuseRenewals() {
+		this.mode = Mode.REFUSE_RENEWALS;
+	}
+
+	void hang() {
+		this.hang = new CountDownLatch(1);
+		this.mode = Mode.HANG;
+	}
+
+	boolean isHanging() {
+		return this.mode == Mode.HANG;
+	}
+
+	/** Back to normal; hung calls go on to the store. */
+	void heal() {
+		this.mode = Mode.NORMAL;
+		this.hang.countDown();
+	}
+
+	private void before() {
+		this.calls.incrementAndGet();
+		switch (this.mode) {
+			case FAIL -> throw new IllegalStateException("store unavailable (injected)");
+			case HANG -> {
+				try {
+					this.hang.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException("interrupted while hung", ex);
+				}
+			}
+			case NORMAL, REFUSE_RENEWALS -> {
+			}
+		}
+	}
+
+	@Override
+	public Optional<Lease> read(String group, Duration timeout) {
+		before();
+		return delegate().read(group, timeout);
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+		before();
+		return delegate().tryAcquire(group, candidateId, leaseDuration, timeout);
+	}
+
+	@Override
+	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		before();
+		return this.mode != Mode.REFUSE_RENEWALS && delegate().renew(lease, leaseDuration, timeout);
+	}
+
+	@Override
+	public void release(Lease lease, Duration timeout) {
+		before();
+		delegate().release(lease, timeout);
+	}
+
+	@Override
+	public void forceLeader(String group, String candidateId, Duration timeout) {
+		before();
+		delegate().forceLeader(group, candidateId, timeout);
+	}
+
+	@Override
+	public void clear(String group, Duration timeout) {
+		before();
+		delegate().clear(group, timeout);
+	}
+
+	@Override
+	public AutoCloseable watch(String group, Runnable onChange) {
+		return this.push ? delegate().watch(group, onChange) : () -> {
+		};
+	}
+
+	@Override
+	public String backend() {
+		return "faulty-" + delegate().backend();
+	}
+
+}

@@ -1,0 +1,426 @@
+package io.github.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import io.github.leaderelection.ElectionTiming;
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.Leadership;
+import io.github.leaderelection.RevocationReason;
+import io.github.leaderelection.memory.InMemoryLeaseStore;
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.ForwardingLeaseStore;
+import io.github.leaderelection.spi.LeaseStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * How a leader spends its renew deadline when the store is in trouble (issue 17): it
+ * retries a failed renewal at once rather than a retry period later, and when it gives up
+ * it gives up its place in the store too, so that a candidate with a working link takes
+ * over.
+ */
+class StoreTroubleTests {
+
+	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofSeconds(6), Duration.ofSeconds(4),
+			Duration.ofSeconds(1));
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	private final InMemoryLeaseStore store = new InMemoryLeaseStore();
+
+	private final List<LeaderElectionEngine> engines = new ArrayList<>();
+
+	@AfterEach
+	void closeEngines() {
+		this.engines.forEach(LeaderElectionEngine::close);
+	}
+
+	/**
+	 * The outage starts right after a renewal and lasts 3.3 s of a 4 s deadline. Renewals
+	 * a retry period apart (1, 2 and 3 s after the last good one) all fail, and the next
+	 * would start at the deadline: the leader stepped down. Retried at once, then every
+	 * quarter period, a renewal succeeds at 3.5 s.
+	 */
+	@Test
+	void aLeaderRetriesAFailedRenewalAtOnceAndRidesOutAnOutageOfMostOfItsDeadline() throws Exception {
+		OutageAfterRenewal outage = new OutageAfterRenewal(this.store);
+		RecordingListener events = new RecordingListener();
+		LeaderElection a = start("a", outage, events);
+		await().atMost(WAIT).until(a::isLeader);
+		long term = a.leadership().orElseThrow().term();
+		outage.startAfterNextRenewal(Duration.ofMillis(3300));
+		await().atMost(WAIT).until(outage::isOver);
+		// Past the deadline the outage would have ended.
+		Thread.sleep(TIMING.renewDeadline().toMillis() - 3300 + 1000);
+		assertThat(events.revocations).as("revocations").isEmpty();
+		assertThat(a.leadership().orElseThrow().term()).isEqualTo(term);
+		assertThat(outage.failedCalls()).as("renewals tried during the outage").isGreaterThan(3);
+	}
+
+	/**
+	 * A slow link: every call of the leader reaches the store 1.5 s after it was made,
+	 * while the caller gives up after its 1 s timeout. The late renewals keep the lease
+	 * alive in the store, as a ZooKeeper session does, so the follower could take over
+	 * only a lease duration after the last of them, if the leader that gave up did not
+	 * release.
+	 */
+	@Test
+	void aLeaderThatGivesUpOnASlowLinkReleasesItsLeaseSoAnotherTakesOver() {
+		SlowLink slow = new SlowLink(this.store, Duration.ofMillis(1500));
+		RecordingListener aEvents = new RecordingListener();
+		LeaderElection a = start("a", slow, aEvents);
+		await().atMost(WAIT).until(a::isLeader);
+		LeaderElection b = start("b", this.store, new RecordingListener());
+		await().atMost(WAIT).until(() -> b.currentLeader().isPresent());
+		slow.slow();
+		await().atMost(WAIT).until(() -> !aEvents.revocations.isEmpty());
+		long gaveUp = System.nanoTime();
+		assertThat(aEvents.reasons()).containsExactly(RevocationReason.STORE_ERROR);
+		await().atMost(WAIT).until(b::isLeader);
+		Duration leaderless = Duration.ofNanos(System.nanoTime() - gaveUp);
+		// Released: the link delay plus a retry period; not released: up to the lease
+		// duration after the last late renewal (about 6 s).
+		assertThat(leaderless).isLessThan(TIMING.leaseDuration().minusSeconds(2));
+		assertThat(a.isLeader()).isFalse();
+	}
+
+	/**
+	 * A renewal hangs past the deadline (the leader steps down and means to release that
+	 * lease), then answers that the lease is lost; the candidate acquires again in a new
+	 * term. The release meant for the old lease must never hit the new one. It did, found
+	 * by the harness on Redis: a flag left over from the old lease released the new one
+	 * while this instance believed in it, so another could take over during its belief.
+	 */
+	@Test
+	void aReleaseMeantForALeaseThatEndedNeverHitsTheNextOne() throws Exception {
+		HungRenewal hung = new HungRenewal(this.store);
+		RecordingListener events = new RecordingListener();
+		LeaderElection a = start("a", hung, events);
+		await().atMost(WAIT).until(a::isLeader);
+		long first = a.leadership().orElseThrow().term();
+		hung.hangNextRenewal();
+		await().atMost(WAIT).until(() -> !events.revocations.isEmpty());
+		hung.answerLost();
+		await().atMost(WAIT).until(() -> a.leadership().map((leadership) -> leadership.term() > first).orElse(false));
+		long second = a.leadership().orElseThrow().term();
+		// Two retry periods: the next attempts renew the new lease rather than release
+		// it.
+		Thread.sleep(2 * TIMING.retryPeriod().toMillis() + 500);
+		assertThat(a.leadership().map(Leadership::term)).contains(second);
+		assertThat(events.revocations).hasSize(1);
+		assertThat(this.store.read("orders", TIMING.retryPeriod()).orElseThrow().holder()).isEqualTo("a");
+		assertThat(hung.releasedTerms).as("terms released").containsExactly(first);
+	}
+
+	/**
+	 * A candidate took the lease over from a holder whose lease had not run out, so its
+	 * lease is pending. The renewal that starts when the pending time is over is on its
+	 * way when it yields. Granting on that answer would make this instance believe in a
+	 * lease it has been asked to release, and the release that follows would leave it
+	 * believing with no lease in the store.
+	 */
+	@Test
+	void aYieldWhileALeaseIsPendingNeverLeadsOnThatLease() throws Exception {
+		PendingLeaseWithHungRenewal pending = new PendingLeaseWithHungRenewal(this.store, Duration.ofMillis(500));
+		RecordingListener events = new RecordingListener();
+		LeaderElection a = start("a", pending, events);
+		await().atMost(WAIT).until(pending::renewalHangs);
+		long pendingTerm = pending.acquiredTerm();
+		assertThat(a.yieldLeadership()).as("was leading").isFalse();
+		pending.answer();
+		await().atMost(WAIT).until(() -> pending.releasedTerms.contains(pendingTerm));
+		Thread.sleep(200); // any grant on that term is delivered by now
+		assertThat(events.grantedTerms).as("terms granted").doesNotContain(pendingTerm);
+		assertThat(a.leadership().map(Leadership::term)).isNotEqualTo(Optional.of(pendingTerm));
+	}
+
+	private LeaderElection start(String id, LeaseStore store, RecordingListener events) {
+		LeaderElectionEngine engine = LeaderElectionEngine.builder(store)
+			.candidateId(id)
+			.timing(TIMING)
+			.listener(events)
+			.build();
+		this.engines.add(engine);
+		LeaderElection election = engine.join("orders");
+		events.watching(election);
+		engine.start();
+		return election;
+	}
+
+	/** A store whose calls all fail for a while, from the end of a chosen renewal. */
+	private static final class OutageAfterRenewal extends InterceptedStore {
+
+		private volatile long armedNanos;
+
+		private volatile long outageEnd;
+
+		private volatile int failed;
+
+		OutageAfterRenewal(LeaseStore delegate) {
+			super(delegate);
+		}
+
+		void startAfterNextRenewal(Duration length) {
+			this.armedNanos = length.toNanos();
+		}
+
+		boolean isOver() {
+			return this.outageEnd != 0 && System.nanoTime() - this.outageEnd > 0;
+		}
+
+		int failedCalls() {
+			return this.failed;
+		}
+
+		@Override
+		<T> T call(Supplier<T> call, Duration timeout) {
+			long end = this.outageEnd;
+			if (end != 0 && System.nanoTime() - end < 0) {
+				this.failed++;
+				throw new LeaderElectionException("store unavailable (injected)");
+			}
+			return call.get();
+		}
+
+		@Override
+		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			boolean renewed = super.renew(lease, leaseDuration, timeout);
+			long armed = this.armedNanos;
+			if (renewed && armed != 0) {
+				this.armedNanos = 0;
+				this.outageEnd = System.nanoTime() + armed;
+			}
+			return renewed;
+		}
+
+	}
+
+	/**
+	 * A link that, once slow, delivers every call to the store after a delay, while the
+	 * caller waits only for its timeout.
+	 */
+	private static final class SlowLink extends InterceptedStore {
+
+		private final Duration delay;
+
+		private final Executor delivery;
+
+		private volatile boolean slow;
+
+		SlowLink(LeaseStore delegate, Duration delay) {
+			super(delegate);
+			this.delay = delay;
+			this.delivery = CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS);
+		}
+
+		void slow() {
+			this.slow = true;
+		}
+
+		@Override
+		<T> T call(Supplier<T> call, Duration timeout) {
+			if (!this.slow) {
+				return call.get();
+			}
+			CompletableFuture<T> answer = CompletableFuture.supplyAsync(call, this.delivery);
+			try {
+				return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (TimeoutException ex) {
+				throw new LeaderElectionException("no answer within " + timeout + " (link delay " + this.delay + ")");
+			}
+			catch (Exception ex) {
+				throw new LeaderElectionException("call failed", ex);
+			}
+		}
+
+	}
+
+	/** A store whose next renewal, once armed, hangs until told to answer "lost". */
+	private static final class HungRenewal extends InterceptedStore {
+
+		private final CountDownLatch answer = new CountDownLatch(1);
+
+		private final AtomicBoolean armed = new AtomicBoolean();
+
+		final List<Long> releasedTerms = new CopyOnWriteArrayList<>();
+
+		HungRenewal(LeaseStore delegate) {
+			super(delegate);
+		}
+
+		void hangNextRenewal() {
+			this.armed.set(true);
+		}
+
+		void answerLost() {
+			this.answer.countDown();
+		}
+
+		@Override
+		<T> T call(Supplier<T> call, Duration timeout) {
+			return call.get();
+		}
+
+		@Override
+		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			if (this.armed.compareAndSet(true, false)) {
+				try {
+					this.answer.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return false;
+			}
+			return super.renew(lease, leaseDuration, timeout);
+		}
+
+		@Override
+		public void release(Lease lease, Duration timeout) {
+			this.releasedTerms.add(lease.term());
+			super.release(lease, timeout);
+		}
+
+	}
+
+	/**
+	 * Hands out every acquired lease as pending for a while (as after a forced take-over)
+	 * and makes the first renewal that starts after that hang until told to answer.
+	 */
+	private static final class PendingLeaseWithHungRenewal extends InterceptedStore {
+
+		private final Duration pendingFor;
+
+		private final CountDownLatch answer = new CountDownLatch(1);
+
+		private final AtomicBoolean hangNext = new AtomicBoolean(true);
+
+		private volatile boolean hanging;
+
+		private volatile long acquiredTerm;
+
+		private volatile long acquiredNanos;
+
+		final List<Long> releasedTerms = new CopyOnWriteArrayList<>();
+
+		PendingLeaseWithHungRenewal(LeaseStore delegate, Duration pendingFor) {
+			super(delegate);
+			this.pendingFor = pendingFor;
+		}
+
+		boolean renewalHangs() {
+			return this.hanging;
+		}
+
+		long acquiredTerm() {
+			return this.acquiredTerm;
+		}
+
+		void answer() {
+			this.answer.countDown();
+		}
+
+		@Override
+		<T> T call(Supplier<T> call, Duration timeout) {
+			return call.get();
+		}
+
+		@Override
+		public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+			return super.tryAcquire(group, candidateId, leaseDuration, timeout).map((lease) -> {
+				this.acquiredTerm = lease.term();
+				this.acquiredNanos = System.nanoTime();
+				return new Lease(lease.group(), lease.holder(), lease.term(), lease.expiresIn(), this.pendingFor);
+			});
+		}
+
+		@Override
+		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			boolean pendingOver = System.nanoTime() - this.acquiredNanos >= this.pendingFor.toNanos();
+			if (pendingOver && this.hangNext.compareAndSet(true, false)) {
+				this.hanging = true;
+				try {
+					this.answer.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return super.renew(lease, leaseDuration, timeout);
+		}
+
+		@Override
+		public void release(Lease lease, Duration timeout) {
+			this.releasedTerms.add(lease.term());
+			super.release(lease, timeout);
+		}
+
+	}
+
+	/** Passes every call through {@link #call}, which a fault overrides. */
+	private abstract static class InterceptedStore extends ForwardingLeaseStore {
+
+		InterceptedStore(LeaseStore delegate) {
+			super(delegate);
+		}
+
+		abstract <T> T call(Supplier<T> call, Duration timeout);
+
+		@Override
+		public Optional<Lease> read(String group, Duration timeout) {
+			return call(() -> super.read(group, timeout), timeout);
+		}
+
+		@Override
+		public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+			return call(() -> super.tryAcquire(group, candidateId, leaseDuration, timeout), timeout);
+		}
+
+		@Override
+		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			return call(() -> super.renew(lease, leaseDuration, timeout), timeout);
+		}
+
+		@Override
+		public void release(Lease lease, Duration timeout) {
+			call(() -> {
+				super.release(lease, timeout);
+				return null;
+			}, timeout);
+		}
+
+		@Override
+		public void forceLeader(String group, String candidateId, Duration timeout) {
+			call(() -> {
+				super.forceLeader(group, candidateId, timeout);
+				return null;
+			}, timeout);
+		}
+
+		@Override
+		public void clear(String group, Duration timeout) {
+			call(() -> {
+				super.clear(group, timeout);
+				return null;
+			}, timeout);
+		}
+
+	}
+
+}

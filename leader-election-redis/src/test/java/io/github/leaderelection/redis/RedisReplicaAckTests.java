@@ -1,0 +1,128 @@
+package io.github.leaderelection.redis;
+
+import java.time.Duration;
+
+import io.github.leaderelection.testing.LocalRedisServer;
+import io.github.leaderelection.testing.TestRedis;
+import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.spi.Lease;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Replica acknowledgement ({@code WAIT}) on a master with one replica, both servers of
+ * the test's own.
+ */
+class RedisReplicaAckTests {
+
+	private static final Duration LIVE = Duration.ofSeconds(30);
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+	private static LocalRedisServer master;
+
+	private static LocalRedisServer replica;
+
+	private static LettuceConnectionFactory factory;
+
+	@BeforeAll
+	static void startMasterAndReplica() {
+		master = LocalRedisServer.start();
+		replica = LocalRedisServer.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> replica.command("INFO", "replication").contains("master_link_status:up")
+					&& master.command("INFO", "replication").contains("connected_slaves:1"));
+		factory = TestRedis.connect(master.configuration());
+	}
+
+	@AfterAll
+	static void stopServers() {
+		if (factory != null) {
+			factory.destroy();
+		}
+		if (replica != null) {
+			replica.close();
+		}
+		if (master != null) {
+			master.close();
+		}
+	}
+
+	@Test
+	void acquiresAndRenewsOnceTheReplicaHasTheLease() {
+		RedisLeaseStore store = new RedisLeaseStore(factory, "acks:", 1, Duration.ofSeconds(3));
+		Lease lease = store.tryAcquire("orders", "a", LIVE, TIMEOUT).orElseThrow();
+		assertThat(replica.command("GET", store.key("orders", "lease"))).isEqualTo(lease.term() + ":a");
+		assertThat(store.renew(lease, LIVE, TIMEOUT)).isTrue();
+		store.release(lease, TIMEOUT);
+	}
+
+	@Test
+	void failsAcquireAndGivesTheLeaseBackWhenTooFewReplicasAcknowledge() {
+		RedisLeaseStore store = new RedisLeaseStore(factory, "acks:", 2, Duration.ofMillis(200));
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> store.tryAcquire("payments", "a", LIVE, TIMEOUT))
+			.withMessageContaining("acquire")
+			.withMessageContaining("'payments'")
+			.withMessageContaining("of the 2 replica acknowledgements required");
+		assertThat(store.read("payments", TIMEOUT).orElseThrow().holder()).isNull();
+		Lease lease = new RedisLeaseStore(factory, "acks:").tryAcquire("payments", "b", LIVE, TIMEOUT).orElseThrow();
+		assertThat(lease.activeIn()).isZero();
+	}
+
+	@Test
+	void failsRenewalWithoutLosingTheLeaseWhenTooFewReplicasAcknowledge() {
+		Lease lease = new RedisLeaseStore(factory, "acks:").tryAcquire("invoices", "a", LIVE, TIMEOUT).orElseThrow();
+		RedisLeaseStore demanding = new RedisLeaseStore(factory, "acks:", 2, Duration.ofMillis(200));
+		assertThatExceptionOfType(LeaderElectionException.class).isThrownBy(() -> demanding.renew(lease, LIVE, TIMEOUT))
+			.withMessageContaining("renew")
+			.withMessageContaining("replica acknowledgements");
+		assertThat(demanding.read("invoices", TIMEOUT).orElseThrow().holder()).isEqualTo("a");
+	}
+
+	@Test
+	void saysThatAServerWithoutReplicasNeverAcknowledges() {
+		try (LocalRedisServer standalone = LocalRedisServer.start()) {
+			LettuceConnectionFactory alone = TestRedis.connect(standalone.configuration());
+			try {
+				RedisLeaseStore store = new RedisLeaseStore(alone, "acks:", 1, Duration.ofMillis(200));
+				assertThatExceptionOfType(LeaderElectionException.class)
+					.isThrownBy(() -> store.tryAcquire("standalone", "a", LIVE, TIMEOUT))
+					.withMessageContaining("0 of the 1 replica acknowledgements required")
+					.withMessageContaining("a Redis server without replicas")
+					.withMessageContaining("leader-election.redis.replica-acks=0");
+			}
+			finally {
+				alone.destroy();
+			}
+		}
+	}
+
+	@Test
+	void saysNothingAboutMissingReplicasWhenSomeAcknowledged() {
+		// Long enough for the one replica to acknowledge on a loaded machine: the count
+		// is asserted.
+		RedisLeaseStore store = new RedisLeaseStore(factory, "acks:", 2, Duration.ofSeconds(2));
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> store.tryAcquire("some-acks", "a", LIVE, TIMEOUT))
+			.withMessageContaining("1 of the 2 replica acknowledgements required")
+			.withMessageNotContaining("without replicas");
+	}
+
+	@Test
+	void waitsForReplicasNoLongerThanTheCallTimeout() {
+		RedisLeaseStore store = new RedisLeaseStore(factory, "acks:", 2, Duration.ofSeconds(10));
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> store.tryAcquire("reports", "a", LIVE, Duration.ofMillis(400)));
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+	}
+
+}

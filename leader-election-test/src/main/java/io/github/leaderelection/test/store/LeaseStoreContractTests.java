@@ -1,0 +1,403 @@
+package io.github.leaderelection.test.store;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The rules every {@link LeaseStore} keeps, checked against a real store: a backend's
+ * test subclasses this and only says how to reach its store.
+ *
+ * <p>
+ * Every test uses groups of its own, so that subclasses may share one server. Nothing
+ * compares the store's clock with this JVM's: waits for expiry poll the store with
+ * generous bounds.
+ */
+public abstract class LeaseStoreContractTests {
+
+	// The protected tests assume a lease that ends after a time and a forced leader that
+	// need not
+	// take part yet; a store whose leases end otherwise (a ZooKeeper session) overrides
+	// them with
+	// its equivalent, under the same name.
+
+	/** Long enough to stay live through any step of a test on a slow machine. */
+	protected static final Duration LIVE = Duration.ofSeconds(30);
+
+	/**
+	 * The lease duration of renewals that must succeed: unlike {@link #LIVE} again, it
+	 * moves the lease end even within the millisecond of the grant, so that a store may
+	 * count changed rows.
+	 */
+	protected static final Duration RENEWED = LIVE.plusSeconds(1);
+
+	/** Short enough to wait out. */
+	protected static final Duration SHORT = Duration.ofMillis(400);
+
+	/** The timeout given to every store call. */
+	protected static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+	private static final Duration EXPIRY_WAIT = Duration.ofSeconds(10);
+
+	private LeaseStore store;
+
+	/**
+	 * Returns a store to test. Every call within one test must reach the same storage:
+	 * tests use several stores as candidates on several nodes would.
+	 */
+	protected abstract LeaseStore createStore();
+
+	/**
+	 * Returns a store whose configurable identifier (a table name, a key prefix, a base
+	 * path) is the given value; unsafe values must be refused with an
+	 * {@link IllegalArgumentException} whose message quotes the value and says "must
+	 * match" followed by the allowed pattern.
+	 */
+	protected abstract LeaseStore createStoreWithIdentifier(String unsafeIdentifier);
+
+	@BeforeEach
+	void createStoreUnderTest() {
+		this.store = createStore();
+	}
+
+	@Test
+	void readsNothingForUnknownGroup() {
+		assertThat(this.store.read(newGroup(), TIMEOUT)).isEmpty();
+	}
+
+	@Test
+	void acquiresEmptyGroupAtOnce() {
+		String group = newGroup();
+		Lease lease = acquire(this.store, group, "a", LIVE).orElseThrow();
+		assertThat(lease.group()).isEqualTo(group);
+		assertThat(lease.holder()).isEqualTo("a");
+		assertThat(lease.term()).isPositive();
+		assertThat(lease.activeIn()).isZero();
+		assertThat(lease.expiresIn()).isPositive().isLessThanOrEqualTo(LIVE);
+		Lease read = read(group);
+		assertThat(read.holder()).isEqualTo("a");
+		assertThat(read.term()).isEqualTo(lease.term());
+		assertThat(read.hasLiveHolder()).isTrue();
+	}
+
+	@Test
+	void refusesSecondCandidateWhileLeaseIsLive() {
+		String group = newGroup();
+		Lease lease = acquire(this.store, group, "a", LIVE).orElseThrow();
+		assertThat(acquire(createStore(), group, "b", LIVE)).isEmpty();
+		assertThat(read(group).holder()).isEqualTo("a");
+		assertThat(read(group).term()).isEqualTo(lease.term());
+	}
+
+	@Test
+	protected void takesOverExpiredLeaseWithGreaterTermAndNoWait() throws Exception {
+		String group = newGroup();
+		Lease old = acquire(this.store, group, "a", SHORT).orElseThrow();
+		awaitExpiry(group);
+		assertThat(read(group).expiresIn()).isLessThanOrEqualTo(Duration.ZERO);
+		Lease lease = acquire(createStore(), group, "b", LIVE).orElseThrow();
+		assertThat(lease.holder()).isEqualTo("b");
+		assertThat(lease.term()).isGreaterThan(old.term());
+		assertThat(lease.activeIn()).isZero();
+		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(read(group).holder()).isEqualTo("b");
+	}
+
+	@Test
+	void reacquiringOwnLeaseGivesGreaterTermAndStalesTheOldOne() {
+		String group = newGroup();
+		Lease first = acquire(this.store, group, "a", LIVE).orElseThrow();
+		Lease second = acquire(this.store, group, "a", LIVE).orElseThrow();
+		assertThat(second.holder()).isEqualTo("a");
+		assertThat(second.term()).isGreaterThan(first.term());
+		assertThat(this.store.renew(first, LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(second, RENEWED, TIMEOUT)).isTrue();
+	}
+
+	@Test
+	void renewsOnlyForHolderAndTerm() {
+		String group = newGroup();
+		Lease lease = acquire(this.store, group, "a", SHORT).orElseThrow();
+		assertThat(this.store.renew(withHolder(lease, "b"), LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(withTerm(lease, lease.term() - 1), LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(withTerm(lease, lease.term() + 1), LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		Lease read = read(group);
+		assertThat(read.expiresIn()).isGreaterThan(SHORT);
+		assertThat(read.holder()).isEqualTo("a");
+		assertThat(read.term()).isEqualTo(lease.term());
+		assertThat(acquire(createStore(), group, "b", LIVE)).isEmpty();
+	}
+
+	@Test
+	protected void renewsExpiredLeaseThatNobodyTook() throws Exception {
+		String group = newGroup();
+		Lease lease = acquire(this.store, group, "a", SHORT).orElseThrow();
+		awaitExpiry(group);
+		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(read(group).hasLiveHolder()).isTrue();
+		assertThat(acquire(createStore(), group, "b", LIVE)).isEmpty();
+	}
+
+	@Test
+	void releasesOnlyForHolderAndTermThenLetsOthersInAtOnce() {
+		String group = newGroup();
+		Lease lease = acquire(this.store, group, "a", LIVE).orElseThrow();
+		this.store.release(withHolder(lease, "b"), TIMEOUT);
+		this.store.release(withTerm(lease, lease.term() - 1), TIMEOUT);
+		this.store.release(withTerm(lease, lease.term() + 1), TIMEOUT);
+		assertThat(read(group).hasLiveHolder()).isTrue();
+		assertThat(read(group).holder()).isEqualTo("a");
+		this.store.release(lease, TIMEOUT);
+		Lease released = read(group);
+		assertThat(released.holder()).isNull();
+		assertThat(released.isExpired()).isTrue();
+		assertThat(released.term()).isEqualTo(lease.term());
+		Lease next = acquire(createStore(), group, "b", LIVE).orElseThrow();
+		assertThat(next.term()).isGreaterThan(lease.term());
+		assertThat(next.activeIn()).isZero();
+	}
+
+	@Test
+	void ignoresStaleReleaseAfterTakeOver() {
+		String group = newGroup();
+		Lease old = acquire(this.store, group, "a", LIVE).orElseThrow();
+		this.store.release(old, TIMEOUT);
+		LeaseStore other = createStore();
+		Lease lease = acquire(other, group, "b", LIVE).orElseThrow();
+		this.store.release(old, TIMEOUT);
+		assertThat(read(group).holder()).isEqualTo("b");
+		assertThat(read(group).hasLiveHolder()).isTrue();
+		assertThat(other.renew(lease, RENEWED, TIMEOUT)).isTrue();
+	}
+
+	@Test
+	protected void termsOnlyGrowAcrossAcquireExpiryReleaseForceAndClear() throws Exception {
+		String group = newGroup();
+		LeaseStore other = createStore();
+		List<Long> terms = new ArrayList<>();
+		Lease a = acquire(this.store, group, "a", LIVE).orElseThrow();
+		terms.add(a.term());
+		terms.add(acquire(this.store, group, "a", SHORT).orElseThrow().term());
+		awaitExpiry(group);
+		terms.add(read(group).term());
+		Lease b = acquire(other, group, "b", LIVE).orElseThrow();
+		terms.add(b.term());
+		other.release(b, TIMEOUT);
+		terms.add(read(group).term());
+		terms.add(acquire(this.store, group, "a", LIVE).orElseThrow().term());
+		this.store.forceLeader(group, "b", TIMEOUT);
+		terms.add(read(group).term());
+		terms.add(acquire(other, group, "b", LIVE).orElseThrow().term());
+		this.store.clear(group, TIMEOUT);
+		terms.add(read(group).term());
+		terms.add(acquire(this.store, group, "c", LIVE).orElseThrow().term());
+		assertThat(terms).isSorted();
+		assertThat(List.of(terms.get(0), terms.get(1), terms.get(3), terms.get(5), terms.get(7), terms.get(9)))
+			.doesNotHaveDuplicates();
+	}
+
+	@Test
+	protected void forcedLeaderTakesOverOnlyAfterCurrentLeaseEnds() throws Exception {
+		String group = newGroup();
+		Lease old = acquire(this.store, group, "a", LIVE).orElseThrow();
+		Duration remainder = read(group).expiresIn();
+		LeaseStore target = createStore();
+		LeaseStore bystander = createStore();
+		this.store.forceLeader(group, "b", TIMEOUT);
+		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
+		Lease forced = read(group);
+		assertThat(forced.holder()).isEqualTo("b");
+		assertThat(forced.term()).isGreaterThan(old.term());
+		assertThat(forced.hasLiveHolder()).isTrue();
+		assertThat(acquire(bystander, group, "c", LIVE)).isEmpty();
+		Lease lease = acquire(target, group, "b", LIVE).orElseThrow();
+		assertThat(lease.holder()).isEqualTo("b");
+		assertThat(lease.term()).isGreaterThan(forced.term());
+		assertThat(lease.activeIn()).isPositive().isLessThanOrEqualTo(remainder);
+		assertThat(acquire(bystander, group, "c", LIVE)).isEmpty();
+		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
+	}
+
+	@Test
+	void forcingTheCurrentHolderChangesNothing() {
+		String group = newGroup();
+		Lease held = acquire(this.store, group, "a", LIVE).orElseThrow();
+		this.store.forceLeader(group, "a", TIMEOUT);
+		assertThat(read(group).term()).isEqualTo(held.term());
+		assertThat(this.store.renew(held, LIVE, TIMEOUT)).isTrue();
+	}
+
+	@Test
+	protected void forcingLeaderOfUnknownGroupLetsItInAtOnce() throws Exception {
+		String group = newGroup();
+		this.store.forceLeader(group, "b", TIMEOUT);
+		Lease forced = read(group);
+		assertThat(forced.holder()).isEqualTo("b");
+		Lease lease = acquire(createStore(), group, "b", LIVE).orElseThrow();
+		assertThat(lease.term()).isPositive().isGreaterThan(forced.term());
+		assertThat(lease.activeIn()).isZero();
+	}
+
+	@Test
+	void clearingRemovesHolderButKeepsTermAndLeaseEnd() {
+		String group = newGroup();
+		Lease old = acquire(this.store, group, "a", LIVE).orElseThrow();
+		this.store.clear(group, TIMEOUT);
+		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
+		Lease cleared = read(group);
+		assertThat(cleared.holder()).isNull();
+		assertThat(cleared.term()).isEqualTo(old.term());
+		assertThat(cleared.expiresIn()).isPositive();
+		Lease lease = acquire(createStore(), group, "b", LIVE).orElseThrow();
+		assertThat(lease.term()).isGreaterThan(old.term());
+		assertThat(lease.activeIn()).isPositive().isLessThanOrEqualTo(cleared.expiresIn());
+	}
+
+	@Test
+	void releasingWhileWaitingOutAnEarlierHolderKeepsTheWait() {
+		String group = newGroup();
+		acquire(this.store, group, "a", LIVE).orElseThrow();
+		this.store.clear(group, TIMEOUT);
+		// b takes over the cleared lease and must wait out a's, then gives up before
+		// acting:
+		// a may still believe, so c must wait too.
+		Lease waiting = acquire(createStore(), group, "b", LIVE).orElseThrow();
+		assertThat(waiting.activeIn()).isPositive();
+		this.store.release(waiting, TIMEOUT);
+		Lease next = acquire(createStore(), group, "c", LIVE).orElseThrow();
+		assertThat(next.term()).isGreaterThan(waiting.term());
+		assertThat(next.activeIn()).isPositive();
+	}
+
+	@Test
+	void clearingUnknownGroupDoesNothing() {
+		String group = newGroup();
+		this.store.clear(group, TIMEOUT);
+		assertThat(this.store.read(group, TIMEOUT)).isEmpty();
+	}
+
+	@Test
+	void electsExactlyOneOfRacingCandidatesOnEmptyGroup() throws Exception {
+		String group = newGroup();
+		List<Lease> winners = race(group, 16);
+		assertThat(winners).hasSize(1);
+		assertThat(read(group).holder()).isEqualTo(winners.get(0).holder());
+		assertThat(read(group).term()).isEqualTo(winners.get(0).term());
+	}
+
+	@Test
+	void electsExactlyOneOfRacingCandidatesOnReleasedGroup() throws Exception {
+		String group = newGroup();
+		Lease old = acquire(this.store, group, "a", LIVE).orElseThrow();
+		this.store.release(old, TIMEOUT);
+		List<Lease> winners = race(group, 16);
+		assertThat(winners).hasSize(1);
+		assertThat(winners.get(0).term()).isEqualTo(old.term() + 1);
+		assertThat(read(group).holder()).isEqualTo(winners.get(0).holder());
+	}
+
+	@Test
+	void treatsGroupAndCandidateNamesAsData() {
+		String group = newGroup() + "'; DROP TABLE x; -- \" ` /* */ \\";
+		String candidate = "c'); DELETE FROM y; --\"`\\";
+		Lease lease = acquire(this.store, group, candidate, LIVE).orElseThrow();
+		assertThat(lease.holder()).isEqualTo(candidate);
+		assertThat(read(group).holder()).isEqualTo(candidate);
+		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(this.store.read(newGroup(), TIMEOUT)).isEmpty();
+	}
+
+	/**
+	 * Checks that the store's configurable identifier cannot carry SQL, key or path
+	 * syntax. A store with no such identifier overrides this with a test showing that
+	 * there is none.
+	 */
+	@Test
+	protected void rejectsUnsafeIdentifiers() {
+		SoftAssertions softly = new SoftAssertions();
+		for (String unsafe : List.of("x; DROP TABLE y", "a b", "", " ", "1abc", "x'", "x\"", "x`", "x--", "x/*y*/",
+				"x;", "x\n", "x\u0000", "x)", "x(")) {
+			softly.assertThatThrownBy(() -> createStoreWithIdentifier(unsafe))
+				.as("identifier '%s'", unsafe)
+				.isInstanceOf(IllegalArgumentException.class)
+				.hasMessageContaining("'" + unsafe + "'")
+				.hasMessageMatching("(?s).*must match \\^.+\\$.*");
+		}
+		softly.assertAll();
+	}
+
+	@Test
+	void namesItsBackend() {
+		assertThat(this.store.backend()).isNotBlank();
+	}
+
+	private List<Lease> race(String group, int candidates) throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(candidates);
+		try {
+			CountDownLatch ready = new CountDownLatch(candidates);
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<Optional<Lease>>> attempts = new ArrayList<>();
+			for (int i = 0; i < candidates; i++) {
+				LeaseStore candidateStore = createStore();
+				String candidate = "candidate-" + i;
+				attempts.add(executor.submit(() -> {
+					ready.countDown();
+					start.await();
+					return candidateStore.tryAcquire(group, candidate, LIVE, TIMEOUT);
+				}));
+			}
+			assertThat(ready.await(30, TimeUnit.SECONDS)).isTrue();
+			start.countDown();
+			List<Lease> winners = new ArrayList<>();
+			for (Future<Optional<Lease>> attempt : attempts) {
+				attempt.get(60, TimeUnit.SECONDS).ifPresent(winners::add);
+			}
+			return winners;
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private Optional<Lease> acquire(LeaseStore store, String group, String candidate, Duration leaseDuration) {
+		return store.tryAcquire(group, candidate, leaseDuration, TIMEOUT);
+	}
+
+	private Lease read(String group) {
+		return this.store.read(group, TIMEOUT).orElseThrow();
+	}
+
+	private void awaitExpiry(String group) {
+		await().atMost(EXPIRY_WAIT).pollInterval(Duration.ofMillis(50)).until(() -> read(group).isExpired());
+	}
+
+	private static Lease withHolder(Lease lease, String holder) {
+		return new Lease(lease.group(), holder, lease.term(), lease.expiresIn(), lease.activeIn());
+	}
+
+	private static Lease withTerm(Lease lease, long term) {
+		return new Lease(lease.group(), lease.holder(), term, lease.expiresIn(), lease.activeIn());
+	}
+
+	private static String newGroup() {
+		return "group-" + UUID.randomUUID();
+	}
+
+}

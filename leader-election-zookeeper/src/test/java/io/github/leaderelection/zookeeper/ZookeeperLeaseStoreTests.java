@@ -1,0 +1,408 @@
+package io.github.leaderelection.zookeeper;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.leaderelection.testing.ZookeeperTesting;
+import io.github.leaderelection.testing.TcpProxy;
+
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.test.store.LeaseStoreContractTests;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.apache.curator.utils.CloseableUtils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Contract tests for {@link ZookeeperLeaseStore} on an in-process ZooKeeper server, every
+ * store on a client (a session) of its own, as candidates on several machines would be;
+ * then what only ZooKeeper has: sessions, the queue and its watches.
+ */
+class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
+
+	/**
+	 * At least the kit's longest lease (30 s), which the store requires of the session.
+	 */
+	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(40);
+
+	private static final String BASE_PATH = "/contract";
+
+	private static TestingServer server;
+
+	private final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
+
+	private final List<TcpProxy> proxies = new CopyOnWriteArrayList<>();
+
+	@BeforeAll
+	static void startServer() throws Exception {
+		ZookeeperTesting.quietLogs();
+		// One-second ticks, as curator-test's default, but sessions of up to a minute.
+		server = new TestingServer(
+				new InstanceSpec(null, -1, -1, -1, true, -1, 1000, -1, Map.of("maxSessionTimeout", "60000")), true);
+	}
+
+	@AfterAll
+	static void stopServer() {
+		CloseableUtils.closeQuietly(server);
+	}
+
+	@AfterEach
+	void closeClients() {
+		this.clients.forEach(CloseableUtils::closeQuietly);
+		this.proxies.forEach(TcpProxy::close);
+	}
+
+	@Override
+	protected LeaseStore createStore() {
+		return store(client(server.getConnectString()));
+	}
+
+	@Override
+	protected LeaseStore createStoreWithIdentifier(String unsafeIdentifier) {
+		CuratorFramework client = ZookeeperTesting.unstartedClient(server.getConnectString(), SESSION_TIMEOUT);
+		this.clients.add(client);
+		return new ZookeeperLeaseStore(client, unsafeIdentifier, false);
+	}
+
+	// The ZooKeeper equivalents of the kit tests that assume a lease ending after a time
+
+	/** Overrides the kit's test: a lease ends with its holder's session. */
+	@Test
+	@Override
+	protected void takesOverExpiredLeaseWithGreaterTermAndNoWait() throws Exception {
+		String group = newGroup();
+		CuratorFramework holderClient = client(server.getConnectString());
+		ZookeeperLeaseStore holder = store(holderClient);
+		Lease old = holder.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		ZookeeperTesting.expireSession(holderClient, server.getConnectString());
+		awaitExpiry(holder, group);
+		Lease lease = createStore().tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
+		assertThat(lease.holder()).isEqualTo("b");
+		assertThat(lease.term()).isGreaterThan(old.term());
+		assertThat(lease.activeIn()).isZero();
+		assertThat(holder.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(holder.read(group, TIMEOUT).orElseThrow().holder()).isEqualTo("b");
+	}
+
+	/**
+	 * Overrides the kit's test: a lease cannot outlive its session, even when nobody took
+	 * over (CURATOR-696: never lead on a node of an ended session). Acquiring again
+	 * queues a new node and gives a greater term.
+	 */
+	@Test
+	@Override
+	protected void renewsExpiredLeaseThatNobodyTook() throws Exception {
+		String group = newGroup();
+		CuratorFramework holderClient = client(server.getConnectString());
+		ZookeeperLeaseStore holder = store(holderClient);
+		Lease lease = holder.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		ZookeeperTesting.expireSession(holderClient, server.getConnectString());
+		awaitExpiry(holder, group);
+		assertThat(holder.renew(lease, RENEWED, TIMEOUT)).isFalse();
+		Lease again = holder.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		assertThat(again.term()).isGreaterThan(lease.term());
+		assertThat(again.activeIn()).isZero();
+		assertThat(holder.renew(again, RENEWED, TIMEOUT)).isTrue();
+		assertThat(createStore().tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
+	}
+
+	/**
+	 * Overrides the kit's test, with a session that ends instead of a lease that runs
+	 * out, and a forced candidate that takes part.
+	 */
+	@Test
+	@Override
+	protected void termsOnlyGrowAcrossAcquireExpiryReleaseForceAndClear() throws Exception {
+		String group = newGroup();
+		CuratorFramework client = client(server.getConnectString());
+		ZookeeperLeaseStore store = store(client);
+		ZookeeperLeaseStore other = store(client(server.getConnectString()));
+		List<Long> terms = new ArrayList<>();
+		terms.add(store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow().term());
+		terms.add(store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow().term());
+		ZookeeperTesting.expireSession(client, server.getConnectString());
+		awaitExpiry(store, group);
+		terms.add(read(store, group).term());
+		Lease b = other.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
+		terms.add(b.term());
+		other.release(b, TIMEOUT);
+		terms.add(read(store, group).term());
+		terms.add(store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow().term());
+		assertThat(other.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
+		store.forceLeader(group, "b", TIMEOUT);
+		terms.add(read(store, group).term());
+		terms.add(other.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow().term());
+		store.clear(group, TIMEOUT);
+		terms.add(read(store, group).term());
+		terms.add(store.tryAcquire(group, "c", LIVE, TIMEOUT).orElseThrow().term());
+		assertThat(terms).isSorted();
+		assertThat(List.of(terms.get(0), terms.get(1), terms.get(3), terms.get(5), terms.get(7), terms.get(9)))
+			.doesNotHaveDuplicates();
+	}
+
+	/**
+	 * Overrides the kit's test with a target that takes part: without a clock, ZooKeeper
+	 * could never expire a lease named for a candidate that does not show up.
+	 */
+	@Test
+	@Override
+	protected void forcedLeaderTakesOverOnlyAfterCurrentLeaseEnds() {
+		String group = newGroup();
+		LeaseStore store = createStore();
+		Lease old = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		Duration remainder = read(store, group).expiresIn();
+		LeaseStore target = createStore();
+		LeaseStore bystander = createStore();
+		assertThat(target.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
+		store.forceLeader(group, "b", TIMEOUT);
+		assertThat(store.renew(old, LIVE, TIMEOUT)).isFalse();
+		Lease forced = read(store, group);
+		assertThat(forced.holder()).isEqualTo("b");
+		assertThat(forced.term()).isGreaterThan(old.term());
+		assertThat(forced.hasLiveHolder()).isTrue();
+		assertThat(bystander.tryAcquire(group, "c", LIVE, TIMEOUT)).isEmpty();
+		Lease lease = target.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
+		assertThat(lease.holder()).isEqualTo("b");
+		assertThat(lease.term()).isGreaterThan(forced.term());
+		assertThat(lease.activeIn()).isPositive().isLessThanOrEqualTo(remainder);
+		assertThat(bystander.tryAcquire(group, "c", LIVE, TIMEOUT)).isEmpty();
+		assertThat(store.renew(old, LIVE, TIMEOUT)).isFalse();
+	}
+
+	/** Overrides the kit's test: only a participant can be forced. */
+	@Test
+	@Override
+	protected void forcingLeaderOfUnknownGroupLetsItInAtOnce() {
+		String unknown = newGroup();
+		assertThatIllegalStateException().isThrownBy(() -> createStore().forceLeader(unknown, "b", TIMEOUT))
+			.withMessageContaining("'b' does not take part");
+		assertThat(createStore().read(unknown, TIMEOUT)).isEmpty();
+		String group = newGroup();
+		LeaseStore store = createStore();
+		Lease lease = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		assertThatIllegalStateException().isThrownBy(() -> store.forceLeader(group, "b", TIMEOUT))
+			.withMessageContaining("participants: [a]");
+		assertThat(store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+	}
+
+	// ZooKeeper only
+
+	@Test
+	void listsParticipantsInTheOrderTheyTakeOver() {
+		String group = newGroup();
+		ZookeeperLeaseStore a = store(client(server.getConnectString()));
+		ZookeeperLeaseStore b = store(client(server.getConnectString()));
+		ZookeeperLeaseStore c = store(client(server.getConnectString()));
+		Lease lease = a.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		assertThat(b.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
+		assertThat(c.tryAcquire(group, "c", LIVE, TIMEOUT)).isEmpty();
+		assertThat(a.participants(group)).containsExactly("a", "b", "c");
+		a.release(lease, TIMEOUT);
+		assertThat(c.participants(group)).containsExactly("b", "c");
+		assertThat(c.tryAcquire(group, "c", LIVE, TIMEOUT)).isEmpty();
+		assertThat(b.tryAcquire(group, "b", LIVE, TIMEOUT)).isPresent();
+		assertThat(a.participants(newGroup())).isEmpty();
+	}
+
+	@Test
+	void wakesOnlyTheSuccessorWhenTheHolderLeaves() throws Exception {
+		String group = newGroup();
+		ZookeeperLeaseStore a = store(client(server.getConnectString()));
+		ZookeeperLeaseStore b = store(client(server.getConnectString()));
+		ZookeeperLeaseStore c = store(client(server.getConnectString()));
+		AtomicInteger bWoken = new AtomicInteger();
+		AtomicInteger cWoken = new AtomicInteger();
+		Lease lease = a.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		try (AutoCloseable bWatch = b.watch(group, bWoken::incrementAndGet);
+				AutoCloseable cWatch = c.watch(group, cWoken::incrementAndGet)) {
+			assertThat(b.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
+			assertThat(c.tryAcquire(group, "c", LIVE, TIMEOUT)).isEmpty();
+			assertThat(b.read(group, TIMEOUT).orElseThrow().hasLiveHolder()).isTrue();
+			assertThat(c.read(group, TIMEOUT).orElseThrow().hasLiveHolder()).isTrue();
+			Thread.sleep(200); // let the watches settle
+			bWoken.set(0);
+			cWoken.set(0);
+			a.release(lease, TIMEOUT);
+			await().atMost(Duration.ofSeconds(10)).until(() -> bWoken.get() > 0);
+			Thread.sleep(300);
+			assertThat(cWoken).hasValue(0);
+			assertThat(b.tryAcquire(group, "b", LIVE, TIMEOUT)).isPresent();
+		}
+	}
+
+	@Test
+	void readsTheGroupAsOpenUntilAWatchingStoreHasQueued() throws Exception {
+		String group = newGroup();
+		ZookeeperLeaseStore a = store(client(server.getConnectString()));
+		ZookeeperLeaseStore b = store(client(server.getConnectString()));
+		a.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		assertThat(read(b, group).hasLiveHolder()).isTrue();
+		try (AutoCloseable watch = b.watch(group, () -> {
+		})) {
+			Lease open = read(b, group);
+			assertThat(open.holder()).isEqualTo("a");
+			assertThat(open.isAcquirableBy("b")).isTrue();
+			assertThat(b.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
+			assertThat(read(b, group).hasLiveHolder()).isTrue();
+			assertThat(a.participants(group)).containsExactly("a", "b");
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> a.participants(group).equals(List.of("a")));
+	}
+
+	@Test
+	void stopsLeadingWhenSuspendedOrKeepsLeadingUntilTheDeadlineWhenAsked() throws Exception {
+		String group = newGroup();
+		TcpProxy proxy = proxy();
+		CuratorFramework client = client(proxy.connectString());
+		ZookeeperLeaseStore cautious = store(client);
+		ZookeeperLeaseStore keeping = new ZookeeperLeaseStore(client, BASE_PATH, true);
+		Lease held = cautious.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		Lease kept = keeping.tryAcquire(newGroup(), "a", LIVE, TIMEOUT).orElseThrow();
+		proxy.refuse();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !client.getZookeeperClient().isConnected());
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			assertThat(cautious.renew(held, LIVE, TIMEOUT)).isFalse();
+			assertThatThrownBy(() -> keeping.renew(kept, LIVE, TIMEOUT)).hasMessageContaining("SUSPENDED");
+		});
+		proxy.heal();
+		await().atMost(Duration.ofSeconds(20))
+			.ignoreExceptions()
+			.untilAsserted(() -> assertThat(keeping.renew(kept, LIVE, TIMEOUT)).isTrue());
+		// The same session: the node is still queued, so the cautious store re-acquires
+		// with a new term.
+		assertThat(cautious.renew(held, LIVE, TIMEOUT)).isFalse();
+		assertThat(cautious.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow().term()).isGreaterThan(held.term());
+	}
+
+	@Test
+	void refusesToGrantWhenTheSessionCouldEndBeforeTheLease() {
+		assertThatIllegalStateException()
+			.isThrownBy(() -> createStore().tryAcquire(newGroup(), "a", SESSION_TIMEOUT.plusSeconds(1), TIMEOUT))
+			.withMessageContaining("session timeout (40000 ms")
+			.withMessageContaining("at least the lease duration");
+	}
+
+	@Test
+	void oldHolderQueuesBehindTheNewOneAfterItsSessionEnded() throws Exception {
+		String group = newGroup();
+		CuratorFramework holderClient = client(server.getConnectString());
+		ZookeeperLeaseStore holder = store(holderClient);
+		ZookeeperLeaseStore successor = store(client(server.getConnectString()));
+		Lease old = holder.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		assertThat(successor.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
+		ZookeeperTesting.expireSession(holderClient, server.getConnectString());
+		Lease lease = successor.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
+		assertThat(lease.activeIn()).isZero();
+		assertThat(holder.tryAcquire(group, "a", LIVE, TIMEOUT)).isEmpty();
+		assertThat(holder.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(holder.participants(group)).containsExactly("b", "a");
+	}
+
+	@Test
+	void forgetsTheWaitForAnEarlierHolderOnceTheNewOneRenewedAfterIt() throws Exception {
+		String group = newGroup();
+		LeaseStore store = createStore();
+		store.tryAcquire(group, "a", SHORT, TIMEOUT).orElseThrow();
+		store.clear(group, TIMEOUT);
+		LeaseStore next = createStore();
+		Lease waiting = next.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
+		assertThat(waiting.activeIn()).isEqualTo(SHORT);
+		Thread.sleep(SHORT.toMillis() + 100);
+		assertThat(next.renew(waiting, LIVE, TIMEOUT)).isTrue();
+		next.release(waiting, TIMEOUT);
+		assertThat(createStore().tryAcquire(group, "c", LIVE, TIMEOUT).orElseThrow().activeIn()).isZero();
+	}
+
+	@Test
+	void keepsTermsGrowingWhenZooKeeperLosesTheGroup() throws Exception {
+		String group = newGroup();
+		String groupPath = BASE_PATH + "/" + ZookeeperLeaseStore.encode(group);
+		CuratorFramework client = client(server.getConnectString());
+		ZookeeperLeaseStore witness = store(client);
+		Lease old = witness.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		Thread.sleep(5); // the group node created again has a later creation time
+		client.delete().deletingChildrenIfNeeded().forPath(groupPath);
+		assertThat(witness.renew(old, LIVE, TIMEOUT)).isFalse();
+		// A store that never saw the group cannot tell: it acts at once, with a greater
+		// term.
+		ZookeeperLeaseStore newcomer = store(client(server.getConnectString()));
+		Lease fresh = newcomer.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
+		assertThat(fresh.term()).isGreaterThan(old.term());
+		assertThat(fresh.activeIn()).isZero();
+		newcomer.release(fresh, TIMEOUT);
+		Thread.sleep(5);
+		client.delete().deletingChildrenIfNeeded().forPath(groupPath);
+		// One that saw it granted waits a lease, as the last holder may still believe.
+		Lease cautious = witness.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		assertThat(cautious.term()).isGreaterThan(fresh.term());
+		assertThat(cautious.activeIn()).isEqualTo(LIVE);
+	}
+
+	@Test
+	void encodesAnyGroupNameAsOnePathSegment() {
+		assertThat(ZookeeperLeaseStore.encode("orders-2_b")).isEqualTo("orders-2_b");
+		assertThat(ZookeeperLeaseStore.encode("a/b")).isEqualTo("a%2Fb");
+		assertThat(ZookeeperLeaseStore.encode("..")).isEqualTo("%2E%2E");
+		assertThat(ZookeeperLeaseStore.encode("zookeeper")).isEqualTo("zookeeper");
+		assertThat(ZookeeperLeaseStore.encode("é %")).isEqualTo("%C3%A9%20%25");
+	}
+
+	@Test
+	void acceptsPlainBasePaths() {
+		assertThat(createStoreWithIdentifier("/leader-election/app_1.v2")).isNotNull();
+		assertThatThrownBy(() -> createStoreWithIdentifier("/zookeeper/x"))
+			.isInstanceOf(IllegalArgumentException.class);
+		assertThatThrownBy(() -> createStoreWithIdentifier("/a/..")).hasMessageContaining("must match ^");
+		assertThatThrownBy(() -> createStoreWithIdentifier("/a/")).hasMessageContaining("must match ^");
+	}
+
+	private CuratorFramework client(String connectString) {
+		try {
+			CuratorFramework client = ZookeeperTesting.startedClient(connectString, SESSION_TIMEOUT);
+			this.clients.add(client);
+			return client;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private TcpProxy proxy() throws Exception {
+		TcpProxy proxy = new TcpProxy(server.getPort());
+		this.proxies.add(proxy);
+		return proxy;
+	}
+
+	private static ZookeeperLeaseStore store(CuratorFramework client) {
+		return new ZookeeperLeaseStore(client, BASE_PATH, false);
+	}
+
+	private static Lease read(LeaseStore store, String group) {
+		return store.read(group, TIMEOUT).orElseThrow();
+	}
+
+	private static void awaitExpiry(LeaseStore store, String group) {
+		await().atMost(Duration.ofSeconds(10)).until(() -> read(store, group).isExpired());
+	}
+
+	private static String newGroup() {
+		return "group-" + UUID.randomUUID();
+	}
+
+}

@@ -442,8 +442,7 @@ final class GroupElector implements LeaderElection {
 			}
 			long untilActive = this.activeFromNanos - start;
 			if (untilActive <= 0) {
-				grant(lease, start);
-				return this.retryPeriodNanos;
+				return grantUnlessTooLate(lease, start) ? this.retryPeriodNanos : 0;
 			}
 			return Math.min(this.retryPeriodNanos, untilActive);
 		}
@@ -526,8 +525,7 @@ final class GroupElector implements LeaderElection {
 				this.releasing = null;
 				long untilActive = lease.activeIn().toNanos();
 				if (untilActive <= 0) {
-					grant(lease, start);
-					return this.retryPeriodNanos;
+					return grantUnlessTooLate(lease, start) ? this.retryPeriodNanos : 0;
 				}
 				// Taken over before the previous lease ran out: wait until it surely has,
 				// measured
@@ -595,6 +593,27 @@ final class GroupElector implements LeaderElection {
 	}
 
 	// Transitions: each runs with the lock held and turns a change into events
+
+	/**
+	 * Grants on a call that started at the given instant, unless the call took the whole
+	 * renew deadline: the belief it would start is then over before it begins, and a
+	 * grant would tell the listeners of a leadership that never was (granted, then
+	 * revoked at once). The lease is given up instead, as by a leader whose store stopped
+	 * answering in time, so that a candidate with a faster link gets the first try.
+	 * @return whether leadership was granted
+	 */
+	private boolean grantUnlessTooLate(Lease lease, long requestStart) {
+		long now = now();
+		if (now - requestStart < this.renewDeadlineNanos) {
+			grant(lease, requestStart);
+			return true;
+		}
+		logger.warn("Not leading group '{}' in term {}: the store took {} ms to answer, longer than the renew "
+				+ "deadline; giving the lease up", this.group, lease.term(), (now - requestStart) / 1_000_000);
+		this.releasing = lease;
+		this.competeAfterNanos = now + this.retryPeriodNanos;
+		return false;
+	}
 
 	private void grant(Lease lease, long requestStart) {
 		Leadership leadership = new Leadership(this.group, this.candidateId, lease.term(), this::isLeadingInTerm);

@@ -149,6 +149,24 @@ class StoreTroubleTests {
 		assertThat(a.leadership().map(Leadership::term)).isNotEqualTo(Optional.of(pendingTerm));
 	}
 
+	/**
+	 * An acquire that answers only after the renew deadline (found by the harness on
+	 * MariaDB under a slow store: an acquire of 1.7 s with a deadline of 1.5 s). The
+	 * belief it would start is over before it begins: granting it told the listeners of a
+	 * leadership that was revoked the same instant. The lease is given up instead, and
+	 * taken again in a new term on a call that answers in time.
+	 */
+	@Test
+	void anAcquireThatAnswersAfterTheRenewDeadlineGrantsNothingAndGivesTheLeaseUp() throws Exception {
+		SlowFirstAcquire slow = new SlowFirstAcquire(this.store, TIMING.renewDeadline().plusMillis(500));
+		RecordingListener events = new RecordingListener();
+		LeaderElection a = start("a", slow, events);
+		await().atMost(WAIT).until(() -> slow.releasedTerms.contains(slow.slowTerm()));
+		await().atMost(WAIT).until(a::isLeader);
+		assertThat(events.grantedTerms).as("terms granted").doesNotContain(slow.slowTerm());
+		assertThat(events.revocations).as("revocations").isEmpty();
+	}
+
 	private LeaderElection start(String id, LeaseStore store, RecordingListener events) {
 		LeaderElectionEngine engine = LeaderElectionEngine.builder(store)
 			.candidateId(id)
@@ -363,6 +381,54 @@ class StoreTroubleTests {
 				}
 			}
 			return super.renew(lease, leaseDuration, timeout);
+		}
+
+		@Override
+		public void release(Lease lease, Duration timeout) {
+			this.releasedTerms.add(lease.term());
+			super.release(lease, timeout);
+		}
+
+	}
+
+	/** A store whose first acquire answers only after a delay, having taken the lease. */
+	private static final class SlowFirstAcquire extends InterceptedStore {
+
+		private final Duration delay;
+
+		private final AtomicBoolean first = new AtomicBoolean(true);
+
+		private volatile long slowTerm = -1;
+
+		final List<Long> releasedTerms = new CopyOnWriteArrayList<>();
+
+		SlowFirstAcquire(LeaseStore delegate, Duration delay) {
+			super(delegate);
+			this.delay = delay;
+		}
+
+		long slowTerm() {
+			return this.slowTerm;
+		}
+
+		@Override
+		<T> T call(Supplier<T> call, Duration timeout) {
+			return call.get();
+		}
+
+		@Override
+		public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+			Optional<Lease> taken = super.tryAcquire(group, candidateId, leaseDuration, timeout);
+			if (taken.isPresent() && this.first.compareAndSet(true, false)) {
+				try {
+					Thread.sleep(this.delay.toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				this.slowTerm = taken.get().term();
+			}
+			return taken;
 		}
 
 		@Override

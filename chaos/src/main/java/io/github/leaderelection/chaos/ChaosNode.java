@@ -26,6 +26,8 @@ import io.github.leaderelection.redis.RedisLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.zookeeper.ZookeeperLeaseStore;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import io.lettuce.core.SocketOptions;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -350,7 +352,17 @@ public final class ChaosNode {
 	}
 
 	private LeaseStore redisStore(String host, int port, ElectionTiming timing) {
+		// Lettuce reconnects with a backoff that doubles up to 30 s by default: after a
+		// Redis
+		// restart of T, its first command can wait about T more. A node reconnects within
+		// a
+		// tenth of a retry period instead, as docs/stores/redis.md advises.
+		ClientResources resources = ClientResources.builder()
+			.reconnectDelay(Delay.constant(timing.retryPeriod().dividedBy(10)))
+			.build();
+		closeLater(() -> resources.shutdown());
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+			.clientResources(resources)
 			.commandTimeout(timing.storeCallTimeout())
 			.clientOptions(ClientOptions.builder()
 				.socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(1)).build())

@@ -294,9 +294,9 @@ public final class ChaosNode {
 		int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
 		return switch (backend) {
 			case JDBC_MARIADB ->
-				new JdbcLeaseStore(storeDataSource("jdbc:mariadb://" + address + "/chaos?connectTimeout=1000", "root"));
+				new JdbcLeaseStore(storeDataSource("jdbc:mariadb://" + address + "/test?connectTimeout=1000", "root"));
 			case JDBC_POSTGRES -> new JdbcLeaseStore(storeDataSource(
-					"jdbc:postgresql://" + address + "/chaos?connectTimeout=1&loginTimeout=1", "postgres"));
+					"jdbc:postgresql://" + address + "/test?connectTimeout=1&loginTimeout=1", "postgres"));
 			case REDIS -> redisStore(host, port, timing);
 			case ZOOKEEPER -> zookeeperStore(address);
 		};

@@ -234,13 +234,7 @@ final class GroupElector implements LeaderElection {
 		}
 		this.started = true;
 		this.startedNanos = now();
-		try {
-			this.watch = this.store.watch(this.group, this::notified);
-		}
-		catch (Exception ex) {
-			logger.warn("Could not watch group '{}' in the {} store; relying on polling every {}", this.group,
-					this.store.backend(), this.engine.timing().retryPeriod(), ex);
-		}
+		this.engine.executeStoreTask(this::watch);
 		logger.debug("Joined the election of group '{}' as candidate '{}'", this.group, this.candidateId);
 		requestAttempt();
 	}
@@ -249,24 +243,75 @@ final class GroupElector implements LeaderElection {
 	 * Stops competing and stops believing; the lease stays in the store until
 	 * {@link #releaseAfterStop()}.
 	 */
-	synchronized void stop() {
-		if (this.stopped) {
+	void stop() {
+		AutoCloseable openWatch;
+		synchronized (this) {
+			if (this.stopped) {
+				return;
+			}
+			this.stopped = true;
+			cancel(this.nextAttempt);
+			cancel(this.deadlineCheck);
+			Belief current = this.belief;
+			if (current != null) {
+				revoke(current, RevocationReason.SHUTDOWN);
+			}
+			openWatch = this.watch;
+			this.watch = null;
+		}
+		// Outside the lock: closing a watch is a store call, which may take its time.
+		if (openWatch != null) {
+			closeWatch(openWatch);
+		}
+	}
+
+	/**
+	 * Starts watching the group, on a store thread of its own: a store may open a
+	 * connection to watch, and that must hold up neither the caller of {@link #start()},
+	 * nor the election (which polls meanwhile, unless the engine has a single store
+	 * thread), nor anyone waiting for this elector's lock.
+	 */
+	private void watch() {
+		synchronized (this) {
+			if (this.stopped) {
+				return;
+			}
+		}
+		AutoCloseable opened;
+		try {
+			opened = this.store.watch(this.group, this::notified);
+		}
+		catch (Throwable ex) {
+			if (ex instanceof VirtualMachineError error) {
+				throw error;
+			}
+			logger.warn("Could not watch group '{}' in the {} store; relying on polling every {}", this.group,
+					this.store.backend(), this.engine.timing().retryPeriod(), ex);
 			return;
 		}
-		this.stopped = true;
-		cancel(this.nextAttempt);
-		cancel(this.deadlineCheck);
-		Belief current = this.belief;
-		if (current != null) {
-			revoke(current, RevocationReason.SHUTDOWN);
+		boolean keep;
+		synchronized (this) {
+			keep = !this.stopped;
+			if (keep) {
+				this.watch = opened;
+			}
 		}
-		if (this.watch != null) {
-			try {
-				this.watch.close();
-			}
-			catch (Exception ex) {
-				logger.debug("Could not stop watching group '{}'", this.group, ex);
-			}
+		if (keep) {
+			// A change between the attempts so far and the watch's start went unheard;
+			// and a store that queues candidates (ZooKeeper) queues a watching one.
+			requestAttempt();
+		}
+		else {
+			closeWatch(opened); // stopped while the watch was being set up
+		}
+	}
+
+	private void closeWatch(AutoCloseable openWatch) {
+		try {
+			openWatch.close();
+		}
+		catch (Exception ex) {
+			logger.debug("Could not stop watching group '{}'", this.group, ex);
 		}
 	}
 

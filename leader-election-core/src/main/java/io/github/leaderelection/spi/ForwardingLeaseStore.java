@@ -70,4 +70,9 @@ public abstract class ForwardingLeaseStore implements LeaseStore {
 		return this.delegate.backend();
 	}
 
+	@Override
+	public void close() {
+		this.delegate.close();
+	}
+
 }

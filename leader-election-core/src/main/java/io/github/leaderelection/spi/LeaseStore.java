@@ -8,10 +8,16 @@ import java.util.Optional;
  * holder, a term and a lease that the store expires by its own clock.
  *
  * <p>
- * A store is stateless and thread-safe, and knows nothing of timing, retries or events:
- * the engine owns all of that. Each method is one atomic operation on the store and must
- * return or fail within the given timeout. Failures are thrown as exceptions; the engine
- * survives them.
+ * A store is thread-safe and knows nothing of timing, retries or events: the engine owns
+ * all of that. Each method is one atomic operation on the store and must return or fail
+ * within the given timeout. Failures are thrown as exceptions; the engine survives them.
+ *
+ * <p>
+ * What a store keeps in memory is only what its server cannot tell it: open watches and
+ * the connections that carry them, and on stores that queue candidates (ZooKeeper) the
+ * candidates' places. The truth about a lease is always the server's. A store uses the
+ * clients it is given (a {@code DataSource}, a Redis connection factory, a Curator
+ * client) and never closes them; {@link #close()} ends only what the store opened itself.
  *
  * <p>
  * The rules every store keeps (checked by the contract tests):
@@ -23,7 +29,7 @@ import java.util.Optional;
  * <li>expiry is judged by the store's clock alone.</li>
  * </ul>
  */
-public interface LeaseStore {
+public interface LeaseStore extends AutoCloseable {
 
 	/**
 	 * Reads a group's lease.
@@ -89,5 +95,16 @@ public interface LeaseStore {
 	 * A short name of the store type for logs, health and metrics, such as {@code jdbc}.
 	 */
 	String backend();
+
+	/**
+	 * Ends what the store opened itself (listening connections, listeners it added to the
+	 * client it was given), leaving the application's clients open. Called after the
+	 * engines that use the store are closed; a Spring context calls it when it closes the
+	 * store's bean. Calling it again does nothing. Stores that open nothing keep this
+	 * default.
+	 */
+	@Override
+	default void close() {
+	}
 
 }

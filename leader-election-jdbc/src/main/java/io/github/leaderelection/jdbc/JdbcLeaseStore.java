@@ -33,7 +33,7 @@ import static io.github.leaderelection.jdbc.SqlRunner.update;
  * for the default table), and {@link #watch} listens on it, so that followers take over
  * at once rather than at their next retry. Close the store to stop listening.
  */
-public class JdbcLeaseStore implements LeaseStore, AutoCloseable {
+public class JdbcLeaseStore implements LeaseStore {
 
 	private static final String DEFAULT_TABLE_NAME = "leader_election";
 

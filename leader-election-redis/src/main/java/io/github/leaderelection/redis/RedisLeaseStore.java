@@ -60,7 +60,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * connect timeout instead. A command given up on may still run later: every script judges
  * by the state it finds, so a late one is harmless.
  */
-public class RedisLeaseStore implements LeaseStore, AutoCloseable {
+public class RedisLeaseStore implements LeaseStore {
 
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "leader-election:";

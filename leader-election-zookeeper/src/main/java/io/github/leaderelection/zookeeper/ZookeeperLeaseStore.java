@@ -22,6 +22,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
@@ -87,6 +88,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	private static final Logger logger = LoggerFactory.getLogger(ZookeeperLeaseStore.class);
 
+	private final CuratorFramework client;
+
+	private final ConnectionStateListener connectionListener = this::stateChanged;
+
 	private final CuratorCalls zookeeper;
 
 	private final String basePath;
@@ -131,10 +136,11 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	 * {@value #BASE_PATH_PATTERN}
 	 */
 	public ZookeeperLeaseStore(CuratorFramework client, String basePath, boolean keepLeadingWhileSuspended) {
-		this.zookeeper = new CuratorCalls(Objects.requireNonNull(client, "client"));
+		this.client = Objects.requireNonNull(client, "client");
+		this.zookeeper = new CuratorCalls(client);
 		this.basePath = requireValidBasePath(basePath);
 		this.keepLeadingWhileSuspended = keepLeadingWhileSuspended;
-		client.getConnectionStateListenable().addListener(this::stateChanged);
+		client.getConnectionStateListenable().addListener(this.connectionListener);
 	}
 
 	static String requireValidBasePath(String basePath) {
@@ -477,6 +483,15 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	@Override
 	public String backend() {
 		return "zookeeper";
+	}
+
+	/**
+	 * Stops listening to the client's connection states. The client is the application's:
+	 * it stays open, and the queue nodes of candidates still in it end with its session.
+	 */
+	@Override
+	public void close() {
+		this.client.getConnectionStateListenable().removeListener(this.connectionListener);
 	}
 
 	// Queue membership and watches

@@ -15,6 +15,8 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.store.LeaseStoreContractTests;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.listen.ListenerManager;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.utils.CloseableUtils;
@@ -201,6 +203,21 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	// ZooKeeper only
+
+	@Test
+	void closeStopsListeningToTheApplicationsClientAndLeavesItOpen() {
+		CuratorFramework client = client(server.getConnectString());
+		ListenerManager<?, ?> listeners = (ListenerManager<?, ?>) client.getConnectionStateListenable();
+		int before = listeners.size();
+		ZookeeperLeaseStore store = store(client);
+		assertThat(listeners.size()).isEqualTo(before + 1);
+		store.close();
+		store.close(); // again: nothing more to do
+		assertThat(listeners.size()).isEqualTo(before);
+		assertThat(client.getState()).isEqualTo(CuratorFrameworkState.STARTED);
+		String group = newGroup();
+		assertThat(store(client).tryAcquire(group, "a", LIVE, TIMEOUT)).isPresent();
+	}
 
 	@Test
 	void listsParticipantsInTheOrderTheyTakeOver() {

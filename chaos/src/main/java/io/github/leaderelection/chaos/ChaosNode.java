@@ -54,6 +54,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 public final class ChaosNode {
 
+	/** A gap between two probe samples longer than this is a stall of the process. */
+	static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
 	/** How a node decides that it leads. */
 	enum BeliefMode {
 
@@ -137,7 +140,9 @@ public final class ChaosNode {
 	/**
 	 * Samples {@code leadership()} about every millisecond and records each change of the
 	 * term it sees, with the sample before it: the checker's evidence of what
-	 * {@code isLeader()} answered.
+	 * {@code isLeader()} answered. A pause of more than {@link #STALL_NANOS} between two
+	 * samples is recorded as a stall: the process was not running (collecting garbage, or
+	 * waiting for one of the machine's cores), which the liveness bounds do not count.
 	 */
 	private void probe(LeaderElection election) {
 		long previousTerm = 0;
@@ -147,6 +152,9 @@ public final class ChaosNode {
 			long t0 = EventLog.now();
 			long term = election.leadership().map(Leadership::term).orElse(0L);
 			long t1 = EventLog.now();
+			if (t0 - p1 > STALL_NANOS) {
+				this.log.write("stall", p1, t0);
+			}
 			if (term != previousTerm) {
 				this.log.write("probe", p0, p1, t0, t1, previousTerm, term);
 				previousTerm = term;

@@ -142,6 +142,11 @@ final class ChaosRun {
 		ChaosSummary summary = Checker.check(this.directory, this.settings);
 		Files.writeString(this.settings.summaryFile(), summary.toJson());
 		System.out.println(summary.table());
+		if (!summary.lateGaps().isEmpty()) {
+			String trace = GapTrace.of(this.directory, summary.lateGaps());
+			Files.writeString(this.directory.resolve("late-gaps.txt"), trace);
+			System.out.println(trace);
+		}
 		deleteDataDirectories();
 		return summary;
 	}

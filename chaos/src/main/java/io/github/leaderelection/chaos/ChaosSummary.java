@@ -111,8 +111,9 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 	}
 
 	private String describe(Liveness.Gap gap) {
-		return String.format(Locale.ROOT, "%.0f ms after %s at %.1f s (%.0f ms over)", gap.nanos() / 1e6, gap.cause(),
-				gap.start() / 1e9, (gap.end() - gap.deadline()) / 1e6);
+		return String.format(Locale.ROOT, "%.0f ms after %s at %.1f s (%.0f ms over, %.0f ms of stall allowed)",
+				gap.nanos() / 1e6, gap.cause(), gap.start() / 1e9, (gap.end() - gap.deadline()) / 1e6,
+				gap.stall() / 1e6);
 	}
 
 	String toJson() {
@@ -168,9 +169,10 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 						+ this.bounds.workingLink() / 1_000_000 + "}");
 		field(json, "leaderless", this.leaderless.stream()
 			.map((gap) -> String.format(Locale.ROOT,
-					"{\"atSeconds\": %.3f, \"millis\": %.1f, \"cause\": %s, \"boundMillis\": %.1f, \"withinBound\": %s}",
+					"{\"atSeconds\": %.3f, \"millis\": %.1f, \"cause\": %s, \"boundMillis\": %.1f, "
+							+ "\"stallMillis\": %.1f, \"withinBound\": %s}",
 					gap.start() / 1e9, gap.nanos() / 1e6, quote(gap.cause()), (gap.deadline() - gap.start()) / 1e6,
-					gap.withinBound()))
+					gap.stall() / 1e6, gap.withinBound()))
 			.collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]")));
 		json.append("  \"passed\": ").append(passed()).append("\n}\n");
 		return json.toString();
@@ -199,6 +201,7 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 				100 * this.leaderAvailability, format(this.longestLeaderlessMillis)));
 		row(table, "leaderless intervals", leaderlessSummary());
 		row(table, "liveness bounds", this.bounds.describe());
+		row(table, "stall allowance", stallSummary());
 		row(table, "event-trusting overlaps", this.eventOverlaps + " (" + format(this.eventOverlapMillis) + " ms)");
 		row(table, "belief revivals", Long.toString(this.beliefRevivals));
 		row(table, "max clock offset", format(this.maxClockOffsetSeconds) + " s");
@@ -223,6 +226,14 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		return String.format(Locale.ROOT, "%d, %d past their bound (longest %.0f ms, after %s, bound %.0f ms)",
 				this.leaderless.size(), lateGaps().size(), longest.nanos() / 1e6, longest.cause(),
 				(longest.deadline() - longest.start()) / 1e6);
+	}
+
+	/** How much of the bounds went to stalls of the processes that took over. */
+	private String stallSummary() {
+		List<Liveness.Gap> stalled = this.leaderless.stream().filter((gap) -> gap.stall() > 0).toList();
+		long longest = stalled.stream().mapToLong(Liveness.Gap::stall).max().orElse(0);
+		return String.format(Locale.ROOT, "%d intervals, longest %.0f ms (time the process that took over was not "
+				+ "running, added to its bound)", stalled.size(), longest / 1e6);
 	}
 
 	private static void row(StringBuilder table, String name, String value) {

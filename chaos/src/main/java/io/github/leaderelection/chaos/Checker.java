@@ -112,6 +112,8 @@ final class Checker {
 
 		final List<long[]> clocks = new ArrayList<>(); // t, wall
 
+		final List<long[]> stalls = new ArrayList<>(); // from, to
+
 		Incarnation(String key) {
 			this.key = key;
 		}
@@ -184,6 +186,7 @@ final class Checker {
 					case "action" -> node.actions.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]),
 							f[6].equals("accepted") ? 1 : f[6].equals("refused") ? 0 : -1 });
 					case "clock" -> node.clocks.add(new long[] { l(f[1]), l(f[2]) });
+					case "stall" -> node.stalls.add(new long[] { l(f[1]), l(f[2]) });
 					case "ready" -> node.ready = Math.min(node.ready, l(f[1]));
 					case "release-end" -> node.releaseEnds.add(l(f[1]));
 					default -> {
@@ -245,6 +248,9 @@ final class Checker {
 		/** For the start of each belief interval, the duration of its acquire call. */
 		private final Map<Long, Long> acquireRoundTrips = new HashMap<>();
 
+		/** The process of each belief interval, by its start. */
+		private final Map<Long, String> believers = new HashMap<>();
+
 		private long unexplainedBeliefs;
 
 		private long beliefRevivals;
@@ -297,6 +303,7 @@ final class Checker {
 				if (end > start) {
 					this.intervals.add(new Interval(node.key, term, start, end));
 					this.acquireRoundTrips.put(start, acquire[1] - acquire[0]);
+					this.believers.put(start, node.key);
 				}
 			}
 		}
@@ -400,12 +407,37 @@ final class Checker {
 				.toList();
 			long origin = this.run.start;
 			return Liveness
-				.gaps(leading, (start) -> this.acquireRoundTrips.getOrDefault(start, 0L), this, faults, this.run.end,
-						Liveness.Bounds.of(this.settings))
+				.gaps(leading, (start) -> this.acquireRoundTrips.getOrDefault(start, 0L), this::stalled, this, faults,
+						this.run.end, Liveness.Bounds.of(this.settings))
 				.stream()
 				.map((gap) -> new Liveness.Gap(gap.start() - origin, gap.end() - origin, gap.cause(),
-						gap.deadline() - origin))
+						gap.deadline() - origin, gap.stall()))
 				.toList();
+		}
+
+		/**
+		 * How long the process whose belief began at {@code beliefStart} was stalled
+		 * between {@code from} and {@code to}, leaving out stalls during a fault aimed at
+		 * it (a pause is the fault's, and its bound's, not an allowance).
+		 */
+		private long stalled(long beliefStart, long from, long to) {
+			String key = this.believers.get(beliefStart);
+			Incarnation node = (key != null) ? this.run.incarnations.get(key) : null;
+			if (node == null) {
+				return 0;
+			}
+			long total = 0;
+			for (long[] stall : node.stalls) {
+				long start = Math.max(stall[0], from);
+				long end = Math.min(stall[1], to);
+				boolean faulted = this.run.faults.stream()
+					.anyMatch((fault) -> fault[3].equals(key) && Long.parseLong(fault[1]) < stall[1]
+							&& Long.parseLong(fault[2]) > stall[0]);
+				if (end > start && !faulted) {
+					total += end - start;
+				}
+			}
+			return total;
 		}
 
 		/**

@@ -228,6 +228,50 @@ class CheckerTests {
 	}
 
 	@Test
+	void timeTheTakingProcessWasStalledIsAddedToItsBoundUnlessAFaultStalledIt() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 2900, 2910, 1, "true");
+		fault("restart-leader", 3000, 3100);
+		record("a", "revoked", ms(3010), 1, "SHUTDOWN");
+		node("b", "library");
+		acquire("b", 3500, 3510, 2);
+		this.endMillis = 4000;
+		assertThat(check().lateGaps()).hasSize(1);
+		// b's probe saw 150 ms pass during the gap, 100 of them after it began.
+		record("b", "stall", ms(2910), ms(3110));
+		assertThat(check().leaderless()).singleElement().satisfies((gap) -> {
+			assertThat(gap.stall()).isEqualTo(ms(100));
+			assertThat(gap.withinBound()).isTrue();
+		});
+		// A stall that a fault aimed at b began (long over, so not charged with the
+		// gap) is the fault's.
+		this.nodes.get("b").remove(this.nodes.get("b").size() - 1);
+		record("b", "stall", ms(100), ms(3110));
+		this.harness.add("fault pause-leader " + ms(50) + " " + ms(150) + " b -");
+		assertThat(check().lateGaps()).singleElement().satisfies((gap) -> assertThat(gap.stall()).isZero());
+	}
+
+	@Test
+	void aLateGapIsTracedWithWhatEveryProcessRecordedAroundIt() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 2900, 2910, 1, "true");
+		record("a", "probe", ms(2950), ms(2950), ms(2951), ms(2951), 1, 1);
+		fault("restart-leader", 3000, 3100);
+		record("a", "revoked", ms(3010), 1, "SHUTDOWN");
+		node("b", "library");
+		acquire("b", 3500, 3510, 2);
+		this.endMillis = 4000;
+		String trace = GapTrace.of(this.directory, check().lateGaps());
+		assertThat(trace).contains("Records around the gap at 3.010 s (500 ms, restart-leader")
+			.containsSubsequence("renew-start " + ms(2900), "fault restart-leader " + ms(3000), "revoked " + ms(3010),
+					"acquire " + ms(3500))
+			.doesNotContain("probe")
+			.doesNotContain("acquire 0 ");
+	}
+
+	@Test
 	void leaderlessTimeAfterTheStoreWentDownCountsFromItsReturn() throws IOException {
 		node("a", "library");
 		acquire("a", 0, 10, 1);

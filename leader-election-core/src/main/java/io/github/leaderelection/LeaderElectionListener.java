@@ -6,10 +6,13 @@ import org.jspecify.annotations.Nullable;
  * Receives leadership changes of the groups of a {@link LeaderElectionRegistry}.
  *
  * <p>
- * Calls come from one notification thread, in the order the changes happened, never from
- * the thread that renews the lease: a slow or throwing listener cannot delay a renewal.
- * By the time {@link #revoked} is called, {@link LeaderElection#isLeader()} already
- * answers {@code false}.
+ * Calls come from the engine's event threads, never from a thread that renews a lease: a
+ * slow or throwing listener cannot delay a renewal. The changes of one group come one at
+ * a time, in the order they happened; those of different groups may come at the same
+ * time, on different threads, so a listener that keeps state across groups must be
+ * thread-safe. A listener slow over one group delays only that group's later changes. By
+ * the time {@link #revoked} is called, {@link LeaderElection#isLeader()} already answers
+ * {@code false}.
  */
 public interface LeaderElectionListener {
 

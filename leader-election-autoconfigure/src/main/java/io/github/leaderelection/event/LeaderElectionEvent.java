@@ -8,9 +8,10 @@ import org.springframework.context.ApplicationEvent;
  * {@link LeaderElection}.
  *
  * <p>
- * Events are published on the election's notification thread, in the order the changes
- * happened, never on the thread that renews the lease: a slow listener delays later
- * events, never a renewal.
+ * Events are published on the election's event threads, never on a thread that renews a
+ * lease: one group's events in the order its changes happened, different groups' events
+ * independently. A slow listener delays its group's later events, never a renewal and
+ * never another group.
  */
 public abstract class LeaderElectionEvent extends ApplicationEvent {
 

@@ -17,8 +17,9 @@ import org.springframework.context.ApplicationEventPublisher;
 /**
  * Turns the leadership changes of a {@link LeaderElectionRegistry} into
  * {@link LeaderGrantedEvent}, {@link LeaderRevokedEvent} and {@link LeaderChangedEvent}.
- * As a {@link LeaderElectionListener} it is called on the election's notification thread,
- * so the events are published there.
+ * As a {@link LeaderElectionListener} it is called on the election's event threads (one
+ * group's changes in order, different groups independently), so the events are published
+ * there.
  */
 public class LeaderElectionEventPublisher implements LeaderElectionListener {
 

@@ -49,9 +49,9 @@ import org.springframework.core.Ordered;
  *
  * <p>
  * As a {@link LeaderElectionListener} (it must be added to the registry) it is called on
- * the election's notification thread: a revocation stops the group's beans, waiting for
- * each at most the stop timeout, before later listeners run and, on shutdown, before the
- * lease is released.
+ * the election's event thread of the group: a revocation stops the group's beans, waiting
+ * for each at most the stop timeout, before later listeners run and, on shutdown, before
+ * the lease is released.
  */
 public class LeaderOnlyLifecycleController
 		implements BeanPostProcessor, SmartInitializingSingleton, LeaderElectionListener, Ordered {

@@ -667,7 +667,7 @@ final class GroupElector implements LeaderElection {
 		scheduleDeadlineCheck(granted);
 		logger.info("Leadership of group '{}' granted to candidate '{}' (term {})", this.group, this.candidateId,
 				lease.term());
-		this.engine.notifier().publish("granted " + leadership, (listener) -> listener.granted(leadership));
+		this.engine.notifier().publish(this.group, "granted " + leadership, (listener) -> listener.granted(leadership));
 		setObserved(new LeaderInfo(this.group, this.candidateId, lease.term()));
 	}
 
@@ -684,7 +684,8 @@ final class GroupElector implements LeaderElection {
 		Leadership leadership = revoked.leadership;
 		logger.info("Leadership of group '{}' revoked from candidate '{}' (term {}): {}", this.group, this.candidateId,
 				leadership.term(), reason);
-		this.engine.notifier().publish("revoked " + leadership, (listener) -> listener.revoked(leadership, reason));
+		this.engine.notifier()
+			.publish(this.group, "revoked " + leadership, (listener) -> listener.revoked(leadership, reason));
 		setObserved(null);
 	}
 
@@ -750,7 +751,8 @@ final class GroupElector implements LeaderElection {
 		}
 		this.observed = leader;
 		this.engine.notifier()
-			.publish("leader changed in " + this.group, (listener) -> listener.leaderChanged(this.group, leader));
+			.publish(this.group, "leader changed in " + this.group,
+					(listener) -> listener.leaderChanged(this.group, leader));
 	}
 
 	private LeaderInfo toLeaderInfo(Lease lease) {

@@ -11,7 +11,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -67,7 +66,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 	private final ThreadPoolExecutor storeExecutor;
 
-	private final ExecutorService notifierExecutor;
+	private final ThreadPoolExecutor notifierExecutor;
 
 	private final Notifier notifier;
 
@@ -91,7 +90,10 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		this.timer.setRemoveOnCancelPolicy(true);
 		this.storeExecutor = new ThreadPoolExecutor(builder.storeThreads, builder.storeThreads, 0,
 				TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads("leader-election-store"));
-		this.notifierExecutor = Executors.newSingleThreadExecutor(threads("leader-election-events"));
+		// Threads only while there is something to deliver: events are rare.
+		this.notifierExecutor = new ThreadPoolExecutor(builder.eventThreads, builder.eventThreads, 10, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), threads("leader-election-events"));
+		this.notifierExecutor.allowCoreThreadTimeOut(true);
 		this.notifier = new Notifier(this.notifierExecutor);
 		builder.listeners.forEach(this.notifier::addListener);
 	}
@@ -213,8 +215,10 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	 * revocations are delivered to the listeners (which may wait for leader-only work to
 	 * finish), then the leases are released (when release on shutdown is on), so that a
 	 * follower never takes over while leader-only work still runs here. Waits at most the
-	 * shutdown timeout for the listeners, and at most as long again for the releases, so
-	 * that a store that hangs cannot hang the shutdown.
+	 * shutdown timeout for the listeners, at most as long again for the releases, and at
+	 * most as long again for its threads to end, so that a store that hangs cannot hang
+	 * the shutdown. The store stays open: whoever created it closes it, after the engine
+	 * (a Spring context does).
 	 */
 	@Override
 	public void close() {
@@ -237,7 +241,30 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		}
 		this.storeExecutor.shutdownNow();
 		this.notifierExecutor.shutdown();
+		awaitThreads();
 		logger.info("Stopped leader election as candidate '{}'", this.candidateId);
+	}
+
+	/**
+	 * Waits, at most the shutdown timeout, for the engine's threads to end: a store call
+	 * may ignore its interrupt, and a listener may still be stopping leader-only work.
+	 */
+	private void awaitThreads() {
+		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
+		try {
+			for (ExecutorService pool : List.of(this.timer, this.storeExecutor, this.notifierExecutor)) {
+				if (!pool.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+					logger.warn(
+							"Leader election threads were still busy {} after shutdown (a store call or a "
+									+ "listener that does not end); leaving them to end on their own",
+							this.shutdownTimeout);
+					return;
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private void releaseAll(List<GroupElector> electors) {
@@ -312,6 +339,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 		private int storeThreads = 2;
 
+		private int eventThreads = 4;
+
 		private boolean releaseOnShutdown = true;
 
 		private Duration shutdownTimeout = Duration.ofSeconds(10);
@@ -347,6 +376,20 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 				throw new IllegalArgumentException("storeThreads must be at least 1 but is " + storeThreads);
 			}
 			this.storeThreads = storeThreads;
+			return this;
+		}
+
+		/**
+		 * Threads that call the listeners, shared by all groups (default 4). One group's
+		 * changes are delivered in order, one at a time; a listener that takes its time
+		 * over one group holds up only that group, as long as fewer groups than this are
+		 * held up at once. Idle threads end.
+		 */
+		public Builder eventThreads(int eventThreads) {
+			if (eventThreads < 1) {
+				throw new IllegalArgumentException("eventThreads must be at least 1 but is " + eventThreads);
+			}
+			this.eventThreads = eventThreads;
 			return this;
 		}
 

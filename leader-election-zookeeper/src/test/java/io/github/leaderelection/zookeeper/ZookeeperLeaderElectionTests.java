@@ -148,6 +148,7 @@ class ZookeeperLeaderElectionTests {
 			// leads again.
 			await().atMost(WAIT).until(() -> !revocations(leader.id, stoppedAt).isEmpty());
 			Candidate next = awaitOneLeader(candidates);
+			await().atMost(WAIT).until(() -> !grants(next.id, stoppedAt).isEmpty());
 			System.out.printf("Leader's server stopped: '%s' revoked after %d ms (%s), '%s' leads after %d ms%n",
 					leader.id, millisSince(stoppedAt, revocations(leader.id, stoppedAt).get(0).nanos),
 					revocations(leader.id, stoppedAt).get(0).reason, next.id,
@@ -176,6 +177,8 @@ class ZookeeperLeaderElectionTests {
 			Candidate next = await().atMost(WAIT)
 				.until(() -> leaderAmong(candidates), (found) -> found.isPresent() && found.get() != cutOff)
 				.orElseThrow();
+			// Listeners hear of the grant just after isLeader() turned true.
+			await().atMost(WAIT).until(() -> !grants(next.id, cutAt).isEmpty());
 			Event granted = grants(next.id, cutAt).get(0);
 			// The cut-off leader's last word before that grant is a revocation (on a busy
 			// machine, slow

@@ -2,9 +2,13 @@ package io.github.leaderelection.memory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
@@ -67,7 +71,37 @@ public class InMemoryLeaseStore implements LeaseStore {
 
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		return renew(lease, leaseDuration, this.nanoClock.getAsLong());
+	}
+
+	/** One request: every lease is judged, and extended, at the same instant. */
+	@Override
+	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		long now = this.nanoClock.getAsLong();
+		Set<String> renewed = new LinkedHashSet<>();
+		for (Lease lease : leases) {
+			if (renew(lease, leaseDuration, now)) {
+				renewed.add(lease.group());
+			}
+		}
+		return renewed;
+	}
+
+	/** One request: every group is read at the same instant. */
+	@Override
+	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+		long now = this.nanoClock.getAsLong();
+		Map<String, Lease> leases = new LinkedHashMap<>();
+		for (String group : groups) {
+			Row row = this.rows.get(group);
+			if (row != null) {
+				leases.put(group, row.toLease(group, now));
+			}
+		}
+		return leases;
+	}
+
+	private boolean renew(Lease lease, Duration leaseDuration, long now) {
 		boolean[] renewed = new boolean[1];
 		this.rows.computeIfPresent(lease.group(), (key, row) -> {
 			if (!row.isHeld(lease)) {

@@ -1,8 +1,11 @@
 package io.github.leaderelection.spi;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A {@link LeaseStore} that passes every call to another one: the base of decorators that
@@ -43,6 +46,16 @@ public abstract class ForwardingLeaseStore implements LeaseStore {
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		return this.delegate.renew(lease, leaseDuration, timeout);
+	}
+
+	@Override
+	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		return this.delegate.renewAll(leases, leaseDuration, timeout);
+	}
+
+	@Override
+	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+		return this.delegate.readAll(groups, timeout);
 	}
 
 	@Override

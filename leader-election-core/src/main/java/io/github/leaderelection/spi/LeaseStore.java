@@ -1,7 +1,14 @@
 package io.github.leaderelection.spi;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+
+import io.github.leaderelection.LeaderElectionException;
 
 /**
  * The storage a backend provides to the election engine: a record per group holding a
@@ -55,6 +62,42 @@ public interface LeaseStore extends AutoCloseable {
 	boolean renew(Lease lease, Duration leaseDuration, Duration timeout);
 
 	/**
+	 * Renews several leases, of different groups, the way {@link #renew} renews one: a
+	 * store that can does it in one request (a transaction, a script, a multi-operation),
+	 * so that a node with many groups renews them all with one round trip. Each lease is
+	 * judged on its own; one that is no longer held is left alone and does not keep the
+	 * others from being extended. The default renews them one by one, within the one
+	 * timeout.
+	 * @param leases leases of distinct groups
+	 * @return the groups whose leases were extended
+	 */
+	default Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		Set<String> renewed = new LinkedHashSet<>();
+		for (Lease lease : leases) {
+			if (renew(lease, leaseDuration, remaining(deadline, "renew " + leases.size() + " leases"))) {
+				renewed.add(lease.group());
+			}
+		}
+		return renewed;
+	}
+
+	/**
+	 * Reads several groups' leases, the way {@link #read} reads one: in one request where
+	 * the store can. The default reads them one by one, within the one timeout.
+	 * @return the leases of the groups that have been led, by group
+	 */
+	default Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		Map<String, Lease> leases = new LinkedHashMap<>();
+		for (String group : groups) {
+			read(group, remaining(deadline, "read " + groups.size() + " groups"))
+				.ifPresent((lease) -> leases.put(group, lease));
+		}
+		return leases;
+	}
+
+	/**
 	 * Ends the lease at once, only if it still has this lease's holder and term;
 	 * otherwise does nothing. The caller must have stopped acting as leader before
 	 * calling this. A holder that was still waiting out an earlier holder
@@ -105,6 +148,14 @@ public interface LeaseStore extends AutoCloseable {
 	 */
 	@Override
 	default void close() {
+	}
+
+	private static Duration remaining(long deadline, String action) {
+		long left = deadline - System.nanoTime();
+		if (left <= 0) {
+			throw new LeaderElectionException("Could not " + action + " within the call timeout");
+		}
+		return Duration.ofNanos(left);
 	}
 
 }

@@ -3,6 +3,7 @@ package io.github.leaderelection.test.store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -143,6 +144,36 @@ public abstract class LeaseStoreContractTests {
 		assertThat(read.holder()).isEqualTo("a");
 		assertThat(read.term()).isEqualTo(lease.term());
 		assertThat(acquire(createStore(), group, "b", LIVE)).isEmpty();
+	}
+
+	@Test
+	void renewsSeveralLeasesInOneCallEachOnlyForItsHolderAndTerm() {
+		String kept = newGroup();
+		String released = newGroup();
+		String stale = newGroup();
+		Lease keptLease = acquire(this.store, kept, "a", SHORT).orElseThrow();
+		Lease releasedLease = acquire(this.store, released, "a", SHORT).orElseThrow();
+		Lease staleLease = acquire(this.store, stale, "a", SHORT).orElseThrow();
+		this.store.release(releasedLease, TIMEOUT);
+		assertThat(this.store.renewAll(List.of(releasedLease, keptLease, withTerm(staleLease, staleLease.term() + 1)),
+				RENEWED, TIMEOUT))
+			.containsExactly(kept);
+		assertThat(read(kept).expiresIn()).isGreaterThan(SHORT);
+		assertThat(read(kept).term()).isEqualTo(keptLease.term());
+		assertThat(read(released).hasLiveHolder()).isFalse();
+		assertThat(this.store.renewAll(List.of(), RENEWED, TIMEOUT)).isEmpty();
+	}
+
+	@Test
+	void readsSeveralGroupsInOneCall() {
+		String led = newGroup();
+		String unknown = newGroup();
+		Lease lease = acquire(this.store, led, "a", LIVE).orElseThrow();
+		Map<String, Lease> leases = createStore().readAll(List.of(led, unknown), TIMEOUT);
+		assertThat(leases).containsOnlyKeys(led);
+		assertThat(leases.get(led).holder()).isEqualTo("a");
+		assertThat(leases.get(led).term()).isEqualTo(lease.term());
+		assertThat(leases.get(led).hasLiveHolder()).isTrue();
 	}
 
 	@Test

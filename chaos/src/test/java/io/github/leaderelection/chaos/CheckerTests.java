@@ -211,14 +211,7 @@ class CheckerTests {
 
 	@Test
 	void leaderlessTimeAfterAGracefulStopIsBoundedByARetryPeriod() throws IOException {
-		node("a", "library");
-		acquire("a", 0, 10, 1);
-		renew("a", 2900, 2910, 1, "true");
-		fault("restart-leader", 3000, 3100);
-		record("a", "revoked", ms(3010), 1, "SHUTDOWN");
-		node("b", "library");
-		acquire("b", 3400, 3410, 2);
-		this.endMillis = 4000;
+		leaderStopsGracefullyAndBTakesOverAt(3400);
 		assertThat(check().passed()).isTrue();
 		this.nodes.get("b").clear();
 		node("b", "library");
@@ -229,14 +222,7 @@ class CheckerTests {
 
 	@Test
 	void timeTheTakingProcessWasStalledIsAddedToItsBoundUnlessAFaultStalledIt() throws IOException {
-		node("a", "library");
-		acquire("a", 0, 10, 1);
-		renew("a", 2900, 2910, 1, "true");
-		fault("restart-leader", 3000, 3100);
-		record("a", "revoked", ms(3010), 1, "SHUTDOWN");
-		node("b", "library");
-		acquire("b", 3500, 3510, 2);
-		this.endMillis = 4000;
+		leaderStopsGracefullyAndBTakesOverAt(3500);
 		assertThat(check().lateGaps()).hasSize(1);
 		// b's probe saw 150 ms pass during the gap, 100 of them after it began.
 		record("b", "stall", ms(2910), ms(3110));
@@ -254,15 +240,8 @@ class CheckerTests {
 
 	@Test
 	void aLateGapIsTracedWithWhatEveryProcessRecordedAroundIt() throws IOException {
-		node("a", "library");
-		acquire("a", 0, 10, 1);
-		renew("a", 2900, 2910, 1, "true");
+		leaderStopsGracefullyAndBTakesOverAt(3500);
 		record("a", "probe", ms(2950), ms(2950), ms(2951), ms(2951), 1, 1);
-		fault("restart-leader", 3000, 3100);
-		record("a", "revoked", ms(3010), 1, "SHUTDOWN");
-		node("b", "library");
-		acquire("b", 3500, 3510, 2);
-		this.endMillis = 4000;
 		String trace = GapTrace.of(this.directory, check().lateGaps());
 		assertThat(trace).contains("Records around the gap at 3.010 s (500 ms, restart-leader")
 			.containsSubsequence("renew-start " + ms(2900), "fault restart-leader " + ms(3000), "revoked " + ms(3010),
@@ -341,6 +320,21 @@ class CheckerTests {
 
 	private void write(String key, long check, long term, long start, long end, String outcome) {
 		record(key, "action", ms(check), ms(check), term, ms(start), ms(end), outcome);
+	}
+
+	/**
+	 * a leads from 0 and stops gracefully at 3000 (revoked at 3010); b, started at 0,
+	 * acquires at the given time; the run ends at 4000.
+	 */
+	private void leaderStopsGracefullyAndBTakesOverAt(long acquireMillis) {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 2900, 2910, 1, "true");
+		fault("restart-leader", 3000, 3100);
+		record("a", "revoked", ms(3010), 1, "SHUTDOWN");
+		node("b", "library");
+		acquire("b", acquireMillis, acquireMillis + 10, 2);
+		this.endMillis = 4000;
 	}
 
 	private void fault(String type, long start, long end) {

@@ -234,7 +234,7 @@ final class GroupElector implements LeaderElection {
 		}
 		this.started = true;
 		this.startedNanos = now();
-		this.engine.executeStoreTask(this::watch);
+		this.engine.executeStoreTask(this::startWatching);
 		logger.debug("Joined the election of group '{}' as candidate '{}'", this.group, this.candidateId);
 		requestAttempt();
 	}
@@ -271,7 +271,7 @@ final class GroupElector implements LeaderElection {
 	 * nor the election (which polls meanwhile, unless the engine has a single store
 	 * thread), nor anyone waiting for this elector's lock.
 	 */
-	private void watch() {
+	private void startWatching() {
 		synchronized (this) {
 			if (this.stopped) {
 				return;

@@ -234,14 +234,14 @@ final class GroupElector implements LeaderElection {
 		}
 		this.started = true;
 		this.startedNanos = now();
-		this.engine.executeStoreTask(this::startWatching);
+		this.engine.executeStoreTask(this::joinAndWatch);
 		logger.debug("Joined the election of group '{}' as candidate '{}'", this.group, this.candidateId);
 		requestAttempt();
 	}
 
 	/**
 	 * Stops competing and stops believing; the lease stays in the store until
-	 * {@link #releaseAfterStop()}.
+	 * {@link #leaveAfterStop(boolean)}.
 	 */
 	void stop() {
 		AutoCloseable openWatch;
@@ -266,16 +266,26 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/**
-	 * Starts watching the group, on a store thread of its own: a store may open a
-	 * connection to watch, and that must hold up neither the caller of {@link #start()},
-	 * nor the election (which polls meanwhile, unless the engine has a single store
-	 * thread), nor anyone waiting for this elector's lock.
+	 * Joins the group in the store and starts watching it, on a store thread of its own:
+	 * a store may queue the candidate and open a connection to watch, and that must hold
+	 * up neither the caller of {@link #start()}, nor the election (which polls meanwhile,
+	 * unless the engine has a single store thread), nor anyone waiting for this elector's
+	 * lock.
 	 */
-	private void startWatching() {
+	private void joinAndWatch() {
 		synchronized (this) {
 			if (this.stopped) {
 				return;
 			}
+		}
+		try {
+			this.store.join(this.group, this.candidateId, this.callTimeout);
+		}
+		catch (Exception ex) {
+			// The store keeps the candidate and takes its place when it can; meanwhile
+			// the candidate still takes a lease it finds free.
+			logger.warn("Could not join group '{}' in the {} store yet; the store retries", this.group,
+					this.store.backend(), ex);
 		}
 		AutoCloseable opened;
 		try {
@@ -316,18 +326,26 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/**
-	 * Releases the lease of a stopped elector, if it still holds one, so that a follower
-	 * takes over at its next attempt instead of after the lease runs out.
+	 * Leaves the group in the store once stopped: releases the lease, if it still holds
+	 * one and {@code release} is on, so that a follower takes over at its next attempt
+	 * instead of after the lease runs out, then gives up its place in the store's queue.
 	 */
-	void releaseAfterStop() {
+	void leaveAfterStop(boolean release) {
 		Lease lease;
 		synchronized (this) {
 			lease = (this.held != null) ? this.held : this.releasing;
 			this.held = null;
 			this.releasing = null;
 		}
-		if (lease != null) {
+		if (release && lease != null) {
 			release(lease);
+		}
+		try {
+			this.store.leave(this.group, this.candidateId, this.callTimeout);
+		}
+		catch (Exception ex) {
+			logger.debug("Could not leave group '{}' in the {} store; its place ends with the connection", this.group,
+					this.store.backend(), ex);
 		}
 	}
 

@@ -213,12 +213,12 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	/**
 	 * Stops every election in order: first nobody here believes it leads and the
 	 * revocations are delivered to the listeners (which may wait for leader-only work to
-	 * finish), then the leases are released (when release on shutdown is on), so that a
-	 * follower never takes over while leader-only work still runs here. Waits at most the
-	 * shutdown timeout for the listeners, at most as long again for the releases, and at
-	 * most as long again for its threads to end, so that a store that hangs cannot hang
-	 * the shutdown. The store stays open: whoever created it closes it, after the engine
-	 * (a Spring context does).
+	 * finish), then the leases are released (when release on shutdown is on) and the
+	 * candidate leaves each group in the store, so that a follower never takes over while
+	 * leader-only work still runs here. Waits at most the shutdown timeout for the
+	 * listeners, at most as long again for the releases, and at most as long again for
+	 * its threads to end, so that a store that hangs cannot hang the shutdown. The store
+	 * stays open: whoever created it closes it, after the engine (a Spring context does).
 	 */
 	@Override
 	public void close() {
@@ -236,9 +236,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 			logger.warn("Leader election listeners did not finish within {} of shutdown", this.shutdownTimeout);
 		}
 		this.timer.shutdownNow();
-		if (this.releaseOnShutdown) {
-			releaseAll(stopping);
-		}
+		leaveAll(stopping);
 		this.storeExecutor.shutdownNow();
 		this.notifierExecutor.shutdown();
 		awaitThreads();
@@ -267,10 +265,12 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		}
 	}
 
-	private void releaseAll(List<GroupElector> electors) {
+	private void leaveAll(List<GroupElector> electors) {
 		// A thread of its own: the store threads may be stuck in calls to a store that
 		// hangs.
-		Thread releaser = new Thread(() -> electors.forEach(GroupElector::releaseAfterStop), "leader-election-release");
+		Thread releaser = new Thread(
+				() -> electors.forEach((elector) -> elector.leaveAfterStop(this.releaseOnShutdown)),
+				"leader-election-release");
 		releaser.setDaemon(true);
 		releaser.start();
 		try {
@@ -281,8 +281,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		}
 		if (releaser.isAlive()) {
 			logger.warn(
-					"Leader election could not release its leases within {}: the {} store does not answer. "
-							+ "Other candidates take over when the leases expire",
+					"Leader election could not release its leases and leave its groups within {}: the {} store "
+							+ "does not answer. " + "Other candidates take over when the leases expire",
 					this.shutdownTimeout, this.store.backend());
 			releaser.interrupt();
 		}

@@ -79,6 +79,16 @@ public abstract class ForwardingLeaseStore implements LeaseStore {
 	}
 
 	@Override
+	public void join(String group, String candidateId, Duration timeout) {
+		this.delegate.join(group, candidateId, timeout);
+	}
+
+	@Override
+	public void leave(String group, String candidateId, Duration timeout) {
+		this.delegate.leave(group, candidateId, timeout);
+	}
+
+	@Override
 	public String backend() {
 		return this.delegate.backend();
 	}

@@ -135,6 +135,29 @@ public interface LeaseStore extends AutoCloseable {
 	}
 
 	/**
+	 * Says that a candidate competes for a group from now on, for stores that queue
+	 * candidates (ZooKeeper): the store gives it a place in the group's queue, so that it
+	 * is next in line, and told at once, when the holder goes. The store keeps that place
+	 * until {@link #leave}, taking it again when it was lost (a new session), so a join
+	 * whose I/O fails is not lost: the store records the candidate before it writes.
+	 * {@link #read} is not affected: it reports the lease as it is. The engine calls this
+	 * once per group when it starts competing, on a store thread. Stores that do not
+	 * queue keep this default.
+	 */
+	default void join(String group, String candidateId, Duration timeout) {
+	}
+
+	/**
+	 * Says that a candidate no longer competes for a group: the store gives up its place
+	 * in the queue and takes none again until the candidate joins again, not even for a
+	 * {@link #tryAcquire} that was already under way. A lease the candidate holds is not
+	 * ended by this; {@link #release} ends it. The engine calls this when it stops, after
+	 * its release, if any. Stores that do not queue keep this default.
+	 */
+	default void leave(String group, String candidateId, Duration timeout) {
+	}
+
+	/**
 	 * A short name of the store type for logs, health and metrics, such as {@code jdbc}.
 	 */
 	String backend();

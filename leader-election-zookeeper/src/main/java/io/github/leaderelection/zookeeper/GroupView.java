@@ -47,13 +47,13 @@ record GroupView(Grant grant, int version, long createdMillis, List<String> queu
 
 	/**
 	 * The lease as the SPI sees it: expiring in the holder's lease duration while its
-	 * node lives, expired once it is gone (or, when {@code open}, at once).
+	 * node lives, expired once it is gone.
 	 */
-	Lease toLease(String group, boolean open) {
-		boolean live = hasLiveHolder() && !open;
+	Lease toLease(String group) {
+		boolean live = hasLiveHolder();
 		Duration expiresIn = (this.grant.holder() == null) ? Duration.ofMillis(this.grant.quietMillis())
 				: live ? Duration.ofMillis(this.grant.leaseMillis()) : Duration.ZERO;
-		return new Lease(group, this.grant.holder(), this.grant.term(), open ? Duration.ZERO : expiresIn,
+		return new Lease(group, this.grant.holder(), this.grant.term(), expiresIn,
 				live ? Duration.ofMillis(this.grant.quietMillis()) : Duration.ZERO);
 	}
 

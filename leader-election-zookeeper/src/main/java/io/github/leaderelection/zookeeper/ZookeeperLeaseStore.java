@@ -64,12 +64,13 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>
- * IMPORTANT: only {@link #tryAcquire} carries a candidate id, and the engine calls it
- * only when {@link #read} says the lease may be taken. So that followers queue (and watch
- * their predecessor) from the start, a read through a store that {@linkplain #watch
- * watches} a group with more watchers than queued nodes reports the lease as expired: the
- * engine then calls {@code tryAcquire}, which queues the candidate, and the next read
- * tells the truth.
+ * Candidates queue through {@link #join} (the engine joins when it starts competing), so
+ * that followers wait in line, each watching its predecessor, from the start. The store
+ * keeps a joined candidate's place until {@link #leave}: a place lost with a session is
+ * taken again at the next {@link #read}, and a holder that releases (a yield, a leader
+ * that gave up) queues again at the end. A candidate that never joined is queued by
+ * {@link #tryAcquire} and leaves the queue when it releases. {@link #read} reports the
+ * lease as it is.
  */
 public class ZookeeperLeaseStore implements LeaseStore {
 
@@ -159,14 +160,40 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	public Optional<Lease> read(String group, Duration timeout) {
 		return execute("read the lease of", group, timeout, (deadline) -> {
 			GroupView view = view(group, deadline);
-			if (view == null || view.grant().term() == 0) {
+			if (requeueLostPlaces(group, view, deadline)) {
+				view = view(group, deadline);
+			}
+			if (view == null) {
 				return Optional.empty();
 			}
-			List<Member> groupMembers = groupMembers(group);
-			groupMembers.forEach((member) -> armWatch(member, view));
-			long queued = groupMembers.stream().filter((member) -> view.isQueued(member.node)).count();
-			return Optional.of(view.toLease(group, watcherCount(group) > queued));
+			for (Member member : groupMembers(group)) {
+				armWatch(member, view);
+			}
+			return (view.grant().term() == 0) ? Optional.empty() : Optional.of(view.toLease(group));
 		});
+	}
+
+	/**
+	 * Queues again the joined candidates whose place is gone (their session ended, or
+	 * ZooKeeper lost its data).
+	 * @return whether any was queued
+	 */
+	private boolean requeueLostPlaces(String group, @Nullable GroupView view, long deadline) throws Exception {
+		boolean requeued = false;
+		for (Member member : groupMembers(group)) {
+			if (member.joined && (view == null || !view.isQueued(member.node))) {
+				synchronized (member) {
+					// Read again under the lock: a join or an acquire may have queued it
+					// since, and queueing twice would leave a node nobody answers for.
+					GroupView now = view(group, deadline);
+					if (!member.left && (now == null || !now.isQueued(member.node))) {
+						enqueue(member, deadline);
+						requeued = true;
+					}
+				}
+			}
+		}
+		return requeued;
 	}
 
 	@Override
@@ -174,16 +201,11 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		Objects.requireNonNull(candidateId, "candidateId");
 		return execute("acquire the lease of", group, timeout, (deadline) -> {
 			requireSafeSession(leaseDuration);
-			boolean watched = watcherCount(group) > 0;
 			Member member = this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
-				.computeIfAbsent(candidateId, (key) -> new Member(group, candidateId));
+				.computeIfAbsent(candidateId, (key) -> new Member(group, candidateId, false));
 			synchronized (member) {
-				Optional<Lease> lease = acquire(member, leaseDuration, deadline);
-				if (lease.isEmpty() && watched && watcherCount(group) == 0) {
-					leave(member); // the elector stopped meanwhile: do not stay queued
-									// for nobody
-				}
-				return lease;
+				// A candidate that left while this call was under way takes no place.
+				return member.left ? Optional.<Lease>empty() : acquire(member, leaseDuration, deadline);
 			}
 		});
 	}
@@ -192,7 +214,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		GroupView view = view(member.group, deadline);
 		boolean joined = false;
 		if (view == null || !view.isQueued(member.node)) {
-			join(member, deadline);
+			enqueue(member, deadline);
 			joined = true;
 			view = Objects.requireNonNull(view(member.group, deadline), "group node");
 		}
@@ -465,19 +487,60 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	/**
 	 * Calls back when this store's candidate in the group may take over or lost its node:
 	 * the node it watches (its predecessor, or its own while it leads) was deleted, or
-	 * the connection changed. Closing leaves the queue, unless the candidate holds the
-	 * lease, which the elector releases once its leader-only work has stopped.
+	 * the connection changed, or it was queued.
 	 */
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {
 		List<Runnable> groupWatchers = this.watchers.computeIfAbsent(group, (key) -> new CopyOnWriteArrayList<>());
 		groupWatchers.add(onChange);
-		return () -> {
-			groupWatchers.remove(onChange);
-			if (groupWatchers.isEmpty()) {
-				groupMembers(group).stream().filter((member) -> member.term == 0).forEach(this::leave);
+		return () -> groupWatchers.remove(onChange);
+	}
+
+	/**
+	 * Queues the candidate at the end of the group's queue, unless it is queued already,
+	 * and keeps it queued until {@link #leave}. The candidate is recorded before the
+	 * write, so that a join that fails (not connected) is completed by the next
+	 * {@link #read}.
+	 */
+	@Override
+	public void join(String group, String candidateId, Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		Member member = this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
+			.compute(candidateId, (key, existing) -> (existing == null || existing.left)
+					? new Member(group, candidateId, true) : existing.join());
+		execute("join the election of", group, timeout, (deadline) -> {
+			synchronized (member) {
+				GroupView view = view(group, deadline);
+				if (!member.left && (view == null || !view.isQueued(member.node))) {
+					enqueue(member, deadline);
+					view = view(group, deadline);
+				}
+				if (view != null) {
+					armWatch(member, view);
+				}
 			}
-		};
+			notifyWatchers(group); // queued now: let the elector read where it stands
+			return null;
+		});
+	}
+
+	/**
+	 * Gives up the candidate's place in the queue, and takes none again. A lease it holds
+	 * stays until released (or until its session ends).
+	 */
+	@Override
+	public void leave(String group, String candidateId, Duration timeout) {
+		Map<String, Member> groupMembers = this.members.get(group);
+		Member member = (groupMembers != null) ? groupMembers.get(candidateId) : null;
+		if (member == null) {
+			return;
+		}
+		synchronized (member) {
+			member.left = true;
+			if (member.term == 0) {
+				dropPlace(member);
+			}
+		}
 	}
 
 	@Override
@@ -496,7 +559,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	// Queue membership and watches
 
-	private void join(Member member, long deadline) throws Exception {
+	private void enqueue(Member member, long deadline) throws Exception {
 		member.node = null;
 		member.term = 0;
 		member.watched.set(null);
@@ -506,36 +569,26 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * After its grant was released: queue again, behind the others, while its elector
-	 * still competes (a yield, a leader that gave up), else leave the group.
+	 * After its grant was released: queue again, behind the others, while the candidate
+	 * still competes (a yield, a leader that gave up); a candidate that never joined, or
+	 * left, leaves the queue with its release.
 	 */
 	private void released(Member member, long deadline) {
 		member.node = null;
 		member.term = 0;
-		if (watcherCount(member.group) > 0) {
-			rejoin(member, deadline);
+		if (!member.joined || member.left) {
+			return;
 		}
-		else {
-			leave(member);
-		}
-	}
-
-	private void rejoin(Member member, long deadline) {
 		try {
-			join(member, deadline);
+			enqueue(member, deadline);
 		}
 		catch (Exception ex) {
-			// The next read reports the lease as open, and the elector's tryAcquire
-			// queues it.
+			// The next read queues it.
 			logger.debug("Could not queue candidate '{}' again in group '{}'", member.candidateId, member.group, ex);
 		}
 	}
 
-	private void leave(Member member) {
-		Map<String, Member> groupMembers = this.members.get(member.group);
-		if (groupMembers != null) {
-			groupMembers.remove(member.candidateId, member);
-		}
+	private void dropPlace(Member member) {
 		String node = member.node;
 		member.node = null;
 		if (node != null) {
@@ -707,18 +760,16 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		return segment.toString();
 	}
 
+	/** This store's candidates in the group that have not left. */
 	private List<Member> groupMembers(String group) {
 		Map<String, Member> groupMembers = this.members.get(group);
-		return (groupMembers != null) ? List.copyOf(groupMembers.values()) : List.of();
+		return (groupMembers != null) ? groupMembers.values().stream().filter((member) -> !member.left).toList()
+				: List.of();
 	}
 
 	private @Nullable Member member(Lease lease) {
 		Map<String, Member> groupMembers = (lease.holder() != null) ? this.members.get(lease.group()) : null;
 		return (groupMembers != null) ? groupMembers.get(lease.holder()) : null;
-	}
-
-	private int watcherCount(String group) {
-		return this.watchers.getOrDefault(group, List.of()).size();
 	}
 
 	@Override
@@ -739,6 +790,15 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		final String group;
 
 		final String candidateId;
+
+		/**
+		 * Whether it joined: the store then keeps it queued until it leaves. Set once, by
+		 * {@code join}.
+		 */
+		volatile boolean joined;
+
+		/** Whether it left: it takes no place again. Written under its lock. */
+		volatile boolean left;
 
 		/** The name of its queue node, or null when not queued. */
 		volatile @Nullable String node;
@@ -771,9 +831,16 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		/** The node it watches, or null when no watch is set. */
 		final AtomicReference<@Nullable String> watched = new AtomicReference<>();
 
-		Member(String group, String candidateId) {
+		Member(String group, String candidateId, boolean joined) {
 			this.group = group;
 			this.candidateId = candidateId;
+			this.joined = joined;
+		}
+
+		/** Marks a member that {@code tryAcquire} queued as joined from now on. */
+		Member join() {
+			this.joined = true;
+			return this;
 		}
 
 		void granted(Grant grant, int version, long session, long suspensions) {

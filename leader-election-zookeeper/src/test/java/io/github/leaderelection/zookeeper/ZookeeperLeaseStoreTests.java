@@ -1,5 +1,6 @@
 package io.github.leaderelection.zookeeper;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -263,22 +264,56 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	@Test
-	void readsTheGroupAsOpenUntilAWatchingStoreHasQueued() throws Exception {
+	void queuesAJoinedCandidateAndReadsTheLeaseAsItIs() throws Exception {
 		String group = newGroup();
 		ZookeeperLeaseStore a = store(client(server.getConnectString()));
 		ZookeeperLeaseStore b = store(client(server.getConnectString()));
-		a.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
-		assertThat(read(b, group).hasLiveHolder()).isTrue();
-		try (AutoCloseable watch = b.watch(group, () -> {
-		})) {
-			Lease open = read(b, group);
-			assertThat(open.holder()).isEqualTo("a");
-			assertThat(open.isAcquirableBy("b")).isTrue();
-			assertThat(b.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
-			assertThat(read(b, group).hasLiveHolder()).isTrue();
+		AtomicInteger bWoken = new AtomicInteger();
+		Lease lease = a.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		try (AutoCloseable watch = b.watch(group, bWoken::incrementAndGet)) {
+			b.join(group, "b", TIMEOUT);
 			assertThat(a.participants(group)).containsExactly("a", "b");
+			assertThat(read(b, group).hasLiveHolder()).isTrue();
+			assertThat(read(b, group).isAcquirableBy("b")).isFalse();
+			// Queued from the join on, b watches the holder and learns of its release at
+			// once.
+			bWoken.set(0);
+			a.release(lease, TIMEOUT);
+			await().atMost(Duration.ofSeconds(10)).until(() -> bWoken.get() > 0);
+			assertThat(read(b, group).isAcquirableBy("b")).isTrue();
+			Lease taken = b.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
+			// A joined holder that yields queues again at the end.
+			b.release(taken, TIMEOUT);
+			assertThat(a.participants(group)).containsExactly("b");
+			b.leave(group, "b", TIMEOUT);
+			await().atMost(Duration.ofSeconds(10)).until(() -> a.participants(group).isEmpty());
 		}
+	}
+
+	@Test
+	void takesALostPlaceAgainAtTheNextReadUntilTheCandidateLeaves() throws Exception {
+		String group = newGroup();
+		String groupPath = BASE_PATH + "/" + ZookeeperLeaseStore.encode(group);
+		CuratorFramework admin = client(server.getConnectString());
+		ZookeeperLeaseStore a = store(client(server.getConnectString()));
+		ZookeeperLeaseStore b = store(client(server.getConnectString()));
+		a.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		b.join(group, "b", TIMEOUT);
+		// As when b's session ends: its node goes, and b still competes.
+		for (String node : admin.getChildren().forPath(groupPath)) {
+			if ("b".equals(new String(admin.getData().forPath(groupPath + "/" + node), StandardCharsets.UTF_8))) {
+				admin.delete().forPath(groupPath + "/" + node);
+			}
+		}
+		assertThat(a.participants(group)).containsExactly("a");
+		assertThat(read(b, group).hasLiveHolder()).isTrue();
+		assertThat(a.participants(group)).containsExactly("a", "b");
+		// Once it left, neither a read nor a tryAcquire that was under way queues it.
+		b.leave(group, "b", TIMEOUT);
 		await().atMost(Duration.ofSeconds(10)).until(() -> a.participants(group).equals(List.of("a")));
+		read(b, group);
+		assertThat(b.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
+		assertThat(a.participants(group)).containsExactly("a");
 	}
 
 	@Test

@@ -147,6 +147,34 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	@Test
+	void candidatesThatJoinAndLeaveKeepTheRules() {
+		String group = newGroup();
+		LeaseStore other = createStore();
+		this.store.join(group, "a", TIMEOUT);
+		other.join(group, "b", TIMEOUT);
+		other.join(group, "b", TIMEOUT); // joining twice is joining once
+		Lease lease = acquire(this.store, group, "a", LIVE).orElseThrow();
+		assertThat(acquire(other, group, "b", LIVE)).isEmpty();
+		// A read tells the truth to a candidate that joined: the holder's lease is live.
+		Lease seen = other.read(group, TIMEOUT).orElseThrow();
+		assertThat(seen.holder()).isEqualTo("a");
+		assertThat(seen.hasLiveHolder()).isTrue();
+		assertThat(seen.isAcquirableBy("b")).isFalse();
+		// Leaving does not end a held lease; releasing does, and the one still in takes
+		// it.
+		this.store.leave(group, "a", TIMEOUT);
+		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(read(group).holder()).isEqualTo("a");
+		this.store.release(lease, TIMEOUT);
+		Lease next = acquire(other, group, "b", LIVE).orElseThrow();
+		assertThat(next.term()).isGreaterThan(lease.term());
+		other.leave(group, "b", TIMEOUT);
+		other.release(next, TIMEOUT);
+		this.store.join(group, "a", TIMEOUT); // joining again after leaving
+		assertThat(acquire(this.store, group, "a", LIVE)).isPresent();
+	}
+
+	@Test
 	void renewsSeveralLeasesInOneCallEachOnlyForItsHolderAndTerm() {
 		String kept = newGroup();
 		String released = newGroup();

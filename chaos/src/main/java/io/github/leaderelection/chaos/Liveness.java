@@ -28,9 +28,10 @@ import io.github.leaderelection.testing.ZookeeperServer;
  * <li>no fault before it: the same, from the start of the gap;</li>
  * <li>on ZooKeeper, a fault on the leader's link ({@code cut-leader},
  * {@code hang-leader}) may also end when the leader is back: the link's end plus the
- * client's reconnect wait (a second) and 2 retry periods. What the leader sent during the
- * fault reaches the server when the link heals, as TCP retransmits it, so its session,
- * and its place in the queue, outlive any fault shorter than the session timeout.</li>
+ * client's reconnect wait (up to 2 s, see {@link Bounds}) and 2 retry periods. What the
+ * leader sent during the fault reaches the server when the link heals, as TCP retransmits
+ * it, so its session, and its place in the queue, outlive any fault shorter than the
+ * session timeout.</li>
  * </ul>
  * Each bound counts from the moment a process other than the fault's target runs its
  * election: a candidate that is still starting cannot take over. The belief intervals are
@@ -73,9 +74,12 @@ final class Liveness {
 	 * @param lease how long the store keeps a lease nobody renews
 	 * @param retry the retry period
 	 * @param sessionReconnect 0, or on ZooKeeper the time its client waits before it
-	 * connects again (up to a second): a link fault ends there only once the cut-off
-	 * leader is back, because what it sent during the fault reaches the server when the
-	 * link heals (TCP retransmits), keeping its session, and with it its place, alive
+	 * connects again: a link fault ends there only once the cut-off leader is back,
+	 * because what it sent during the fault reaches the server when the link heals (TCP
+	 * retransmits), keeping its session, and with it its place, alive. ZooKeeper's client
+	 * sleeps up to 1 s before every connect after the first, and 1 s more when it has
+	 * tried every server address since it was last connected: with the one address each
+	 * node has here, every reconnect; 2 s in all
 	 */
 	record Bounds(long lease, long retry, long sessionReconnect) {
 
@@ -83,7 +87,7 @@ final class Liveness {
 			long lease = settings.timing().leaseDuration().toNanos();
 			long reconnect = 0;
 			if (settings.backend() == Backend.ZOOKEEPER) {
-				reconnect = Duration.ofSeconds(1).toNanos();
+				reconnect = Duration.ofSeconds(2).toNanos();
 				lease = ChaosRun.zookeeperSessionTimeout(settings.timing()).toNanos()
 						+ ZookeeperServer.TICK_MILLIS * 1_000_000L;
 			}

@@ -173,10 +173,10 @@ final class GroupElector implements LeaderElection {
 	public boolean yieldLeadership() {
 		boolean wasLeading;
 		synchronized (this) {
-			Belief current = this.belief;
+			Belief current = believed();
 			wasLeading = current != null && current.isHeldAt(now());
 			if (current != null) {
-				revoke(current, RevocationReason.YIELDED);
+				transition(null, RevocationReason.YIELDED);
 			}
 			if (this.held != null) {
 				this.releasing = this.held;
@@ -217,9 +217,8 @@ final class GroupElector implements LeaderElection {
 	 * renewal.
 	 */
 	private synchronized void dropLocally() {
-		Belief current = this.belief;
-		if (current != null) {
-			revoke(current, RevocationReason.FORCED_ELSEWHERE);
+		if (believed() != null) {
+			transition(null, RevocationReason.FORCED_ELSEWHERE);
 		}
 		this.held = null;
 		this.releasing = null; // the store names another holder: nothing of ours to
@@ -252,9 +251,8 @@ final class GroupElector implements LeaderElection {
 			this.stopped = true;
 			cancel(this.nextAttempt);
 			cancel(this.deadlineCheck);
-			Belief current = this.belief;
-			if (current != null) {
-				revoke(current, RevocationReason.SHUTDOWN);
+			if (believed() != null) {
+				transition(null, RevocationReason.SHUTDOWN);
 			}
 			openWatch = this.watch;
 			this.watch = null;
@@ -439,7 +437,7 @@ final class GroupElector implements LeaderElection {
 		if (this.held == null) {
 			return followerDelay();
 		}
-		if (this.belief == null || this.releasing != null) {
+		if (believed() == null || this.releasing != null) {
 			return this.retryPeriodNanos;
 		}
 		return (this.consecutiveFailures <= 1) ? 0 : this.retryPeriodNanos / 4;
@@ -469,7 +467,10 @@ final class GroupElector implements LeaderElection {
 
 	private long renew(Lease lease) {
 		long start = now();
-		Belief before = this.belief;
+		Belief before;
+		synchronized (this) {
+			before = believed();
+		}
 		if (before != null && !before.isHeldAt(start)) {
 			// Paused or starved past the deadline: the belief is over whatever the store
 			// says.
@@ -491,16 +492,14 @@ final class GroupElector implements LeaderElection {
 				// no lease behind it.
 				return 0;
 			}
-			Belief current = this.belief;
+			Belief current = believed();
 			if (before != null) {
 				if (current != before) {
 					// The deadline passed during the call and leadership was revoked: the
 					// lease is released (see expire), and a new grant needs a new term.
 					return 0;
 				}
-				Belief extended = new Belief(current.leadership, start + this.renewDeadlineNanos);
-				this.belief = extended;
-				scheduleDeadlineCheck(extended);
+				transition(new Belief(current.leadership, start + this.renewDeadlineNanos), null);
 				return this.retryPeriodNanos;
 			}
 			long untilActive = this.activeFromNanos - start;
@@ -518,9 +517,11 @@ final class GroupElector implements LeaderElection {
 				return this.retryPeriodNanos;
 			}
 			this.held = null;
-			lostBelief = this.belief;
+			lostBelief = believed();
 			if (lostBelief != null) {
-				this.belief = null; // stop believing before asking the store why
+				// Stop believing before asking the store why; the revocation, with the
+				// reason the store gives, follows.
+				lostBelief.end();
 			}
 		}
 		Lease now = null;
@@ -539,7 +540,9 @@ final class GroupElector implements LeaderElection {
 			boolean forced = now != null && !now.isHeldBy(this.candidateId);
 			RevocationReason reason = forced ? RevocationReason.FORCED_ELSEWHERE : RevocationReason.LEASE_LOST;
 			synchronized (this) {
-				announceRevoked(lostBelief, reason);
+				if (this.belief == lostBelief) {
+					transition(null, reason);
+				}
 			}
 		}
 		observe(now);
@@ -680,31 +683,56 @@ final class GroupElector implements LeaderElection {
 
 	private void grant(Lease lease, long requestStart) {
 		Leadership leadership = new Leadership(this.group, this.candidateId, lease.term(), this::isLeadingInTerm);
-		Belief granted = new Belief(leadership, requestStart + this.renewDeadlineNanos);
-		this.belief = granted;
-		scheduleDeadlineCheck(granted);
-		logger.info("Leadership of group '{}' granted to candidate '{}' (term {})", this.group, this.candidateId,
-				lease.term());
-		this.engine.notifier().publish(this.group, "granted " + leadership, (listener) -> listener.granted(leadership));
-		setObserved(new LeaderInfo(this.group, this.candidateId, lease.term()));
+		transition(new Belief(leadership, requestStart + this.renewDeadlineNanos), null);
 	}
 
-	private void revoke(Belief current, RevocationReason reason) {
-		if (this.belief == current) {
-			this.belief = null;
+	/**
+	 * The one place where this instance's belief changes. Every grant, extension and
+	 * revocation goes through here with the lock held, so that the belief, its deadline
+	 * check, the log, the listeners' events and the observed leader change together and
+	 * in order.
+	 * @param to the new belief (a grant, or an extension of the current belief), or null
+	 * to end the current belief
+	 * @param reason why the current belief ends; null unless {@code to} is null
+	 */
+	private void transition(@Nullable Belief to, @Nullable RevocationReason reason) {
+		Belief from = this.belief;
+		this.belief = to;
+		if (to != null) {
+			scheduleDeadlineCheck(to);
+			if (from != null && from.leadership == to.leadership) {
+				return; // extended by a renewal
+			}
+			Leadership leadership = to.leadership;
+			logger.info("Leadership of group '{}' granted to candidate '{}' (term {})", this.group, this.candidateId,
+					leadership.term());
+			this.engine.notifier()
+				.publish(this.group, "granted " + leadership, (listener) -> listener.granted(leadership));
+			setObserved(new LeaderInfo(this.group, this.candidateId, leadership.term()));
+			return;
 		}
-		announceRevoked(current, reason);
+		cancel(this.deadlineCheck);
+		if (from == null) {
+			return;
+		}
+		RevocationReason why = Objects.requireNonNull(reason, "reason");
+		this.randomPhase = true;
+		Leadership leadership = from.leadership;
+		logger.info("Leadership of group '{}' revoked from candidate '{}' (term {}): {}", this.group, this.candidateId,
+				leadership.term(), why);
+		this.engine.notifier()
+			.publish(this.group, "revoked " + leadership, (listener) -> listener.revoked(leadership, why));
+		setObserved(null);
 	}
 
-	private void announceRevoked(Belief revoked, RevocationReason reason) {
-		cancel(this.deadlineCheck);
-		this.randomPhase = true;
-		Leadership leadership = revoked.leadership;
-		logger.info("Leadership of group '{}' revoked from candidate '{}' (term {}): {}", this.group, this.candidateId,
-				leadership.term(), reason);
-		this.engine.notifier()
-			.publish(this.group, "revoked " + leadership, (listener) -> listener.revoked(leadership, reason));
-		setObserved(null);
+	/**
+	 * The current belief, unless it has ended and its revocation is on its way (see
+	 * {@link #lost}): then nothing is believed, and nobody but the one ending it revokes
+	 * it.
+	 */
+	private @Nullable Belief believed() {
+		Belief current = this.belief;
+		return (current != null && !current.ended) ? current : null;
 	}
 
 	/**
@@ -712,11 +740,11 @@ final class GroupElector implements LeaderElection {
 	 * still hanging, otherwise the lease is lost (the process was paused or starved).
 	 */
 	private synchronized void expire(Belief expected, boolean storeCallPending) {
-		if (this.belief != expected) {
+		if (believed() != expected) {
 			return;
 		}
 		boolean storeTrouble = this.consecutiveFailures > 0 || storeCallPending;
-		revoke(expected, storeTrouble ? RevocationReason.STORE_ERROR : RevocationReason.LEASE_LOST);
+		transition(null, storeTrouble ? RevocationReason.STORE_ERROR : RevocationReason.LEASE_LOST);
 		if (this.held != null) {
 			// Give up the place as well as the belief. Over a slow link, calls that this
 			// side gave up on still reach the store and keep the lease alive there (a
@@ -742,7 +770,7 @@ final class GroupElector implements LeaderElection {
 	 */
 	private void checkDeadline(Belief expected) {
 		synchronized (this) {
-			if (this.belief != expected) {
+			if (believed() != expected) {
 				return;
 			}
 			if (expected.isHeldAt(now())) {
@@ -757,7 +785,7 @@ final class GroupElector implements LeaderElection {
 	private void observe(@Nullable Lease lease) {
 		LeaderInfo leader = (lease != null && lease.hasLiveHolder()) ? toLeaderInfo(lease) : null;
 		synchronized (this) {
-			if (this.belief == null || leader != null) {
+			if (believed() == null || leader != null) {
 				setObserved(leader);
 			}
 		}
@@ -871,12 +899,18 @@ final class GroupElector implements LeaderElection {
 				+ "]";
 	}
 
-	/** A belief in leadership that holds until a deadline on the monotonic clock. */
+	/**
+	 * A belief in leadership that holds until a deadline on the monotonic clock, or until
+	 * it is ended sooner.
+	 */
 	private static final class Belief {
 
 		final Leadership leadership;
 
 		final long deadline;
+
+		/** Set once, when the store said the lease is gone: the belief ends at once. */
+		volatile boolean ended;
 
 		Belief(Leadership leadership, long deadline) {
 			this.leadership = leadership;
@@ -884,7 +918,11 @@ final class GroupElector implements LeaderElection {
 		}
 
 		boolean isHeldAt(long nanoTime) {
-			return nanoTime - this.deadline < 0;
+			return !this.ended && nanoTime - this.deadline < 0;
+		}
+
+		void end() {
+			this.ended = true;
 		}
 
 	}

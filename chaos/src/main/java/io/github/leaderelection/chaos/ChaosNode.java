@@ -2,6 +2,7 @@ package io.github.leaderelection.chaos;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -32,6 +33,7 @@ import io.lettuce.core.SocketOptions;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -98,11 +100,18 @@ public final class ChaosNode {
 
 	private volatile boolean running = true;
 
+	/** While this file exists, the leader-only job ignores revocation (rogue-leader). */
+	private final Path rogueFile;
+
+	/** The last leadership the job saw, which a rogue job goes on acting on. */
+	private volatile @Nullable Leadership lastLeadership;
+
 	private ChaosNode(Map<String, String> options) {
 		this.options = options;
 		this.key = option("key");
 		this.belief = BeliefMode.of(option("belief"));
 		this.log = new EventLog(Path.of(option("log")));
+		this.rogueFile = Path.of(option("rogue-file"));
 	}
 
 	public static void main(String[] args) throws Exception {
@@ -185,6 +194,11 @@ public final class ChaosNode {
 			sleep(ThreadLocalRandom.current().nextLong(periodMillis, 2 * periodMillis + 1));
 			if (this.belief == BeliefMode.LIBRARY) {
 				Optional<Leadership> leadership = election.leadership();
+				leadership.ifPresent((current) -> this.lastLeadership = current);
+				if (Files.exists(this.rogueFile)) {
+					actRogue(workMillis, table);
+					continue;
+				}
 				if (leadership.isEmpty()) {
 					continue;
 				}
@@ -211,6 +225,23 @@ public final class ChaosNode {
 				}
 			}
 		}
+	}
+
+	/**
+	 * The job of a careless user: it acts on the last leadership it saw without asking
+	 * whether it still holds, and does not wait for revocations. Only the fence stands
+	 * between its writes and the next leader's; they are recorded apart from the actions,
+	 * which the checker holds to the belief.
+	 */
+	private void actRogue(long workMillis, FencedTable table) {
+		Leadership last = this.lastLeadership;
+		if (last == null) {
+			return;
+		}
+		work(workMillis);
+		long w0 = EventLog.now();
+		FencedTable.Outcome outcome = table.write(this.key, last.term());
+		this.log.write("rogue", w0, EventLog.now(), last.term(), outcome);
 	}
 
 	private void write(FencedTable table, long term, long c0, long c1) {

@@ -263,6 +263,20 @@ final class ChaosRun {
 				}
 				this.log.write("fault", type, t0, EventLog.now(), "store", drops + "-drops");
 			}
+			case ROGUE_LEADER -> {
+				NodeProcess node = leader.get();
+				long cut = renew + 200 + this.random.nextInt(1000);
+				TcpProxy proxy = this.proxies.get(node.index());
+				Path rogue = rogueFile(node.index());
+				long t0 = EventLog.now();
+				Files.writeString(rogue, "ignore revocation");
+				proxy.cut();
+				sleep(cut);
+				proxy.heal();
+				sleep(lease); // the job goes on while the next leader writes
+				Files.deleteIfExists(rogue);
+				this.log.write("fault", type, t0, EventLog.now(), node.key(), cut + "ms");
+			}
 			case HANG_LEADER -> {
 				NodeProcess node = leader.get();
 				long hang = lease + retry + 1000 + this.random.nextInt(2000);
@@ -295,6 +309,10 @@ final class ChaosRun {
 			}
 		}
 		return true;
+	}
+
+	private Path rogueFile(int index) {
+		return this.directory.resolve("rogue-" + index);
 	}
 
 	private NodeProcess randomFollower(Optional<NodeProcess> leader) {
@@ -367,6 +385,7 @@ final class ChaosRun {
 			.replace(":" + this.fenceDatabase.port() + "/", ":" + this.fenceProxies.get(index).port() + "/"));
 		options.put("fence-user", this.fenceDatabase.jdbcUser());
 		options.put("log", this.directory.resolve("node-" + key + ".log").toString());
+		options.put("rogue-file", rogueFile(index).toString());
 		options.put("lease-ms", Long.toString(this.settings.timing().leaseDuration().toMillis()));
 		options.put("renew-ms", Long.toString(this.settings.timing().renewDeadline().toMillis()));
 		options.put("retry-ms", Long.toString(this.settings.timing().retryPeriod().toMillis()));

@@ -54,6 +54,10 @@ import java.util.stream.Collectors;
  * {@link FencedTable#HOLD_UP_BOUND}: a lock held by a writer that went quiet was not
  * bounded
  * @param longestWriteMillis the longest of those writes
+ * @param rogueWrites writes of jobs that ignored revocation ({@code rogue-leader}); an
+ * accepted one whose term is below an earlier accepted write's counts in
+ * {@code staleWritesAccepted}
+ * @param rogueWritesRefused those the fence refused
  */
 record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, Integer> faults, int faultsSkipped,
 		int unexpectedExits, int processes, int beliefIntervals, long overlaps, double overlapMillis,
@@ -61,7 +65,8 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		long staleWritesRefused, long staleWritesAccepted, long actions, long actionsAccepted, long actionErrors,
 		long rowsWritten, Map<String, List<Double>> failoverMillis, double leaderAvailability,
 		double longestLeaderlessMillis, long eventOverlaps, double eventOverlapMillis, double maxClockOffsetSeconds,
-		List<Liveness.Gap> leaderless, Liveness.Bounds bounds, long writesHeldUp, double longestWriteMillis) {
+		List<Liveness.Gap> leaderless, Liveness.Bounds bounds, long writesHeldUp, double longestWriteMillis,
+		long rogueWrites, long rogueWritesRefused) {
 
 	int faultCount() {
 		return this.faults.values().stream().mapToInt(Integer::intValue).sum();
@@ -147,6 +152,8 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "termRegressions", this.termRegressions);
 		field(json, "staleWritesRefused", this.staleWritesRefused);
 		field(json, "staleWritesAccepted", this.staleWritesAccepted);
+		field(json, "rogueWrites",
+				"{\"total\": " + this.rogueWrites + ", \"refused\": " + this.rogueWritesRefused + "}");
 		field(json, "actions",
 				"{\"total\": " + this.actions + ", \"accepted\": " + this.actionsAccepted + ", \"refused\": "
 						+ this.staleWritesRefused + ", \"errors\": " + this.actionErrors + ", \"rowsWritten\": "
@@ -195,6 +202,7 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		row(table, "actions", this.actions + " (" + this.actionsAccepted + " accepted, " + this.staleWritesRefused
 				+ " stale refused, " + this.actionErrors + " failed)");
 		row(table, "stale writes accepted", Long.toString(this.staleWritesAccepted));
+		row(table, "rogue writes", this.rogueWrites + " (" + this.rogueWritesRefused + " refused)");
 		row(table, "writes held up", this.writesHeldUp + " over " + FencedTable.HOLD_UP_BOUND.toMillis()
 				+ " ms (longest write " + format(this.longestWriteMillis) + " ms)");
 		row(table, "leader availability", String.format(Locale.ROOT, "%.1f %% (longest gap %s ms)",

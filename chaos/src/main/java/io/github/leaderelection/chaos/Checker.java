@@ -107,6 +107,10 @@ final class Checker {
 
 		final List<long[]> probes = new ArrayList<>(); // p0, p1, t0, t1, from, to
 
+		final List<long[]> rogueWrites = new ArrayList<>(); // w0, w1, term, outcome (1
+															// accepted, 0 refused, -1
+															// error)
+
 		final List<long[]> actions = new ArrayList<>(); // c0, c1, term, w0, w1, outcome(1
 														// accepted, 0 refused, -1 error)
 
@@ -185,6 +189,8 @@ final class Checker {
 						node.probes.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]), l(f[6]) });
 					case "action" -> node.actions.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]),
 							f[6].equals("accepted") ? 1 : f[6].equals("refused") ? 0 : -1 });
+					case "rogue" -> node.rogueWrites.add(new long[] { l(f[1]), l(f[2]), l(f[3]),
+							f[4].equals("accepted") ? 1 : f[4].equals("refused") ? 0 : -1 });
 					case "clock" -> node.clocks.add(new long[] { l(f[1]), l(f[2]) });
 					case "stall" -> node.stalls.add(new long[] { l(f[1]), l(f[2]) });
 					case "ready" -> node.ready = Math.min(node.ready, l(f[1]));
@@ -387,6 +393,16 @@ final class Checker {
 					}
 				}
 			}
+			long rogue = 0;
+			long rogueRefused = 0;
+			for (Incarnation node : this.run.incarnations.values()) {
+				for (long[] write : node.rogueWrites) {
+					rogue++;
+					if (write[3] == 0) {
+						rogueRefused++;
+					}
+				}
+			}
 			long first = this.intervals.isEmpty() ? this.run.end : this.intervals.get(0).start();
 			List<long[]> leading = union(this.intervals);
 			long[] holdUps = writeHoldUps();
@@ -397,7 +413,7 @@ final class Checker {
 					this.run.writes.size(), failovers(leading), availability(leading, first, this.run.end),
 					longestGap(leading, first, this.run.end) / 1e6, eventOverlap.pairs, eventOverlap.nanos / 1e6,
 					maxClockOffsetSeconds(), leaderless(leading), Liveness.Bounds.of(this.settings), holdUps[0],
-					holdUps[1] / 1e6);
+					holdUps[1] / 1e6, rogue, rogueRefused);
 		}
 
 		private List<Liveness.Gap> leaderless(List<long[]> leading) {

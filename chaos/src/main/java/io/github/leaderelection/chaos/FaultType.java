@@ -66,6 +66,14 @@ enum FaultType {
 	HANG_LEADER("hang-leader"),
 
 	/**
+	 * The leader's job starts ignoring revocation (it acts on its last leadership without
+	 * checking it), then the leader's store link is cut for longer than the renew
+	 * deadline, and the job goes on for a lease after the link heals: the fence must
+	 * refuse its writes once the next leader has written (issue 17).
+	 */
+	ROGUE_LEADER("rogue-leader"),
+
+	/**
 	 * The store server crashes or stops, and starts again after 0 to 1.5 renew deadlines
 	 * (F27, F23, Redis data loss).
 	 */

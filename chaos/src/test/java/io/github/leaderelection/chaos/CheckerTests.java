@@ -179,6 +179,26 @@ class CheckerTests {
 	}
 
 	@Test
+	void writesOfAJobIgnoringRevocationAreHeldToTheFenceNotToTheBelief() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		node("b", "library");
+		acquire("b", 2000, 2010, 2);
+		this.harness.add("write 1 b 2");
+		// a's job goes on in term 1 after its belief ended at 1500: the fence refuses it.
+		record("a", "rogue", ms(2100), ms(2105), 1, "refused");
+		this.endMillis = 3000;
+		ChaosSummary summary = check();
+		assertThat(summary.rogueWrites()).isOne();
+		assertThat(summary.rogueWritesRefused()).isOne();
+		assertThat(summary.actionsOutsideBelief()).isZero();
+		assertThat(summary.violations()).isEmpty();
+		// Had the fence let it through, the table shows a stale write, and the run fails.
+		this.harness.add("write 2 a 1");
+		assertThat(check().passed()).isFalse();
+	}
+
+	@Test
 	void leaderlessTimeAfterACrashIsBoundedByTheLeaseFromTheCrash() throws IOException {
 		// Bound: lease 2000 + 1.2 x retry 480 + the acquire's round trip 10 after the
 		// kill

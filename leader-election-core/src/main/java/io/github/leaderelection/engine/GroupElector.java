@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -104,9 +104,9 @@ final class GroupElector implements LeaderElection {
 	/** Why this elector does not compete for the group, or null while it does. */
 	private @Nullable String conflict;
 
-	private @Nullable ScheduledFuture<?> nextAttempt;
+	private @Nullable Future<?> nextAttempt;
 
-	private @Nullable ScheduledFuture<?> deadlineCheck;
+	private @Nullable Future<?> deadlineCheck;
 
 	private @Nullable AutoCloseable watch;
 
@@ -546,7 +546,10 @@ final class GroupElector implements LeaderElection {
 			}
 		}
 		observe(now);
-		return 0;
+		// A follower now, on a follower's schedule: a store that keeps refusing renewals
+		// while it names this candidate must not make it take the lease again and lose
+		// it again at once, over and over (a reconnect, say, still wakes it at once).
+		return followerDelay();
 	}
 
 	private long acquire() {
@@ -887,7 +890,7 @@ final class GroupElector implements LeaderElection {
 		return this.engine.nanoTime();
 	}
 
-	private static void cancel(@Nullable ScheduledFuture<?> future) {
+	private static void cancel(@Nullable Future<?> future) {
 		if (future != null) {
 			future.cancel(false);
 		}

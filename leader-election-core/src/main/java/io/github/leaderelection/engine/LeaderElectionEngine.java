@@ -11,16 +11,15 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongSupplier;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
@@ -34,7 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the elections of all the groups an application joins, through one store, on a
  * fixed set of threads: one timer, a small pool for store calls and one for
- * notifications, however many groups there are. Usable without Spring.
+ * notifications, however many groups there are (the timer and the store calls can run on
+ * an {@link ElectionScheduler} given to the builder instead, such as a
+ * {@link VirtualElectionScheduler} in tests). Usable without Spring.
  *
  * <pre class="code">
  * LeaderElectionEngine engine = LeaderElectionEngine.builder(new JdbcLeaseStore(dataSource)).build();
@@ -60,11 +61,10 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 	private final Duration shutdownTimeout;
 
-	private final LongSupplier nanoClock;
+	private final ElectionScheduler scheduler;
 
-	private final ScheduledThreadPoolExecutor timer;
-
-	private final ThreadPoolExecutor storeExecutor;
+	/** The timer and store threads, when the engine runs on threads of its own. */
+	private final @Nullable OwnThreads ownThreads;
 
 	private final ThreadPoolExecutor notifierExecutor;
 
@@ -78,6 +78,9 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 	private boolean closed;
 
+	/** Set as closing begins: from then on the engine hands its scheduler no work. */
+	private volatile boolean closing;
+
 	private LeaderElectionEngine(Builder builder) {
 		this.store = builder.store;
 		this.candidateId = Names.requireValid("candidate id",
@@ -85,11 +88,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		this.timing = builder.timing;
 		this.releaseOnShutdown = builder.releaseOnShutdown;
 		this.shutdownTimeout = builder.shutdownTimeout;
-		this.nanoClock = builder.nanoClock;
-		this.timer = new ScheduledThreadPoolExecutor(1, threads("leader-election-timer"));
-		this.timer.setRemoveOnCancelPolicy(true);
-		this.storeExecutor = new ThreadPoolExecutor(builder.storeThreads, builder.storeThreads, 0,
-				TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads("leader-election-store"));
+		this.ownThreads = (builder.scheduler != null) ? null : new OwnThreads(builder.storeThreads);
+		this.scheduler = (builder.scheduler != null) ? builder.scheduler : Objects.requireNonNull(this.ownThreads);
 		// Threads only while there is something to deliver: events are rare.
 		this.notifierExecutor = new ThreadPoolExecutor(builder.eventThreads, builder.eventThreads, 10, TimeUnit.SECONDS,
 				new LinkedBlockingQueue<>(), threads("leader-election-events"));
@@ -228,6 +228,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 				return;
 			}
 			this.closed = true;
+			this.closing = true;
 			this.running = false;
 			stopping = new ArrayList<>(this.electors.values());
 		}
@@ -235,9 +236,13 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		if (!this.notifier.awaitDelivered(this.shutdownTimeout)) {
 			logger.warn("Leader election listeners did not finish within {} of shutdown", this.shutdownTimeout);
 		}
-		this.timer.shutdownNow();
+		if (this.ownThreads != null) {
+			this.ownThreads.timer.shutdownNow();
+		}
 		leaveAll(stopping);
-		this.storeExecutor.shutdownNow();
+		if (this.ownThreads != null) {
+			this.ownThreads.store.shutdownNow();
+		}
 		this.notifierExecutor.shutdown();
 		awaitThreads();
 		logger.info("Stopped leader election as candidate '{}'", this.candidateId);
@@ -250,7 +255,10 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	private void awaitThreads() {
 		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
 		try {
-			for (ExecutorService pool : List.of(this.timer, this.storeExecutor, this.notifierExecutor)) {
+			List<ExecutorService> pools = (this.ownThreads != null)
+					? List.of(this.ownThreads.timer, this.ownThreads.store, this.notifierExecutor)
+					: List.of(this.notifierExecutor);
+			for (ExecutorService pool : pools) {
 				if (!pool.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
 					logger.warn(
 							"Leader election threads were still busy {} after shutdown (a store call or a "
@@ -295,12 +303,15 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	}
 
 	long nanoTime() {
-		return this.nanoClock.getAsLong();
+		return this.scheduler.nanoTime();
 	}
 
-	@Nullable ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+	@Nullable Future<?> schedule(Runnable task, long delayNanos) {
+		if (this.closing) {
+			return null;
+		}
 		try {
-			return this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+			return this.scheduler.schedule(unlessClosed(task), delayNanos);
 		}
 		catch (RejectedExecutionException ex) {
 			return null; // closing
@@ -308,13 +319,59 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	}
 
 	boolean executeStoreTask(Runnable task) {
+		if (this.closing) {
+			return false;
+		}
 		try {
-			this.storeExecutor.execute(task);
+			this.scheduler.execute(unlessClosed(task));
 			return true;
 		}
 		catch (RejectedExecutionException ex) {
 			return false; // closing
 		}
+	}
+
+	/**
+	 * A scheduler the engine was given outlives it: what the engine left in it does
+	 * nothing once the engine closed.
+	 */
+	private Runnable unlessClosed(Runnable task) {
+		return (this.ownThreads != null) ? task : () -> {
+			if (!this.closing) {
+				task.run();
+			}
+		};
+	}
+
+	/** The engine's own timer and store threads: the default scheduler. */
+	private static final class OwnThreads implements ElectionScheduler {
+
+		final ScheduledThreadPoolExecutor timer;
+
+		final ThreadPoolExecutor store;
+
+		OwnThreads(int storeThreads) {
+			this.timer = new ScheduledThreadPoolExecutor(1, threads("leader-election-timer"));
+			this.timer.setRemoveOnCancelPolicy(true);
+			this.store = new ThreadPoolExecutor(storeThreads, storeThreads, 0, TimeUnit.MILLISECONDS,
+					new LinkedBlockingQueue<>(), threads("leader-election-store"));
+		}
+
+		@Override
+		public long nanoTime() {
+			return System.nanoTime();
+		}
+
+		@Override
+		public Future<?> schedule(Runnable task, long delayNanos) {
+			return this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+		}
+
+		@Override
+		public void execute(Runnable task) {
+			this.store.execute(task);
+		}
+
 	}
 
 	private static ThreadFactory threads(String prefix) {
@@ -345,7 +402,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 		private Duration shutdownTimeout = Duration.ofSeconds(10);
 
-		private LongSupplier nanoClock = System::nanoTime;
+		private @Nullable ElectionScheduler scheduler;
 
 		private final List<LeaderElectionListener> listeners = new ArrayList<>();
 
@@ -369,7 +426,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 		/**
 		 * Threads that make store calls, shared by all groups (default 2). More help only
-		 * when the store is slow and there are many groups.
+		 * when the store is slow and there are many groups. Not used with a
+		 * {@linkplain #scheduler scheduler} of the caller's.
 		 */
 		public Builder storeThreads(int storeThreads) {
 			if (storeThreads < 1) {
@@ -422,9 +480,14 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 			return this;
 		}
 
-		/** The monotonic clock; tests replace it to simulate pauses. */
-		Builder nanoClock(LongSupplier nanoClock) {
-			this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+		/**
+		 * The clock and the threads to run on instead of the engine's own timer and store
+		 * threads: a {@link VirtualElectionScheduler} in tests, so that they drive time.
+		 * The engine does not shut it down. Listeners are called on the engine's event
+		 * threads either way.
+		 */
+		public Builder scheduler(ElectionScheduler scheduler) {
+			this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
 			return this;
 		}
 

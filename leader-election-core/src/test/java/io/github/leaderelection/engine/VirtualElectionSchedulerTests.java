@@ -1,0 +1,77 @@
+package io.github.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Future;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+class VirtualElectionSchedulerTests {
+
+	private final VirtualElectionScheduler time = new VirtualElectionScheduler(0);
+
+	private final List<String> ran = new CopyOnWriteArrayList<>();
+
+	@Test
+	void runsTasksInTheOrderTheyFallDueEachAtItsOwnInstant() {
+		this.time.schedule(() -> this.ran.add("b@" + this.time.nanoTime()), 200);
+		this.time.schedule(() -> this.ran.add("a@" + this.time.nanoTime()), 100);
+		this.time.execute(() -> this.ran.add("now@" + this.time.nanoTime()));
+		this.time.schedule(() -> this.ran.add("late@" + this.time.nanoTime()), 1_000);
+		assertThat(this.ran).isEmpty(); // never on the caller's thread
+		this.time.advance(Duration.ofNanos(500));
+		assertThat(this.ran).containsExactly("now@0", "a@100", "b@200");
+		assertThat(this.time.nanoTime()).isEqualTo(500);
+		assertThat(this.time.pendingTasks()).isOne();
+	}
+
+	@Test
+	void runsWhatTheTasksScheduleWhenItFallsDueWithinTheAdvance() {
+		this.time.schedule(() -> {
+			this.ran.add("first");
+			this.time.schedule(() -> this.ran.add("second@" + this.time.nanoTime()), 50);
+		}, 10);
+		this.time.advance(Duration.ofNanos(100));
+		assertThat(this.ran).containsExactly("first", "second@60");
+	}
+
+	@Test
+	void cancelledTasksDoNotRun() {
+		Future<?> cancelled = this.time.schedule(() -> this.ran.add("cancelled"), 10);
+		this.time.schedule(() -> this.ran.add("kept"), 10);
+		cancelled.cancel(false);
+		this.time.advance(Duration.ofNanos(10));
+		assertThat(this.ran).containsExactly("kept");
+	}
+
+	@Test
+	void aPauseMovesTheClockAndTheTasksDueMeanwhileRunLate() {
+		this.time.schedule(() -> this.ran.add("due@100 ran@" + this.time.nanoTime()), 100);
+		this.time.pause(Duration.ofNanos(1_000));
+		assertThat(this.ran).isEmpty();
+		assertThat(this.time.nanoTime()).isEqualTo(1_000);
+		this.time.runDueTasks();
+		assertThat(this.ran).containsExactly("due@100 ran@1000");
+	}
+
+	@Test
+	void reportsATaskThatFailedAndOneThatNeverLetsTimePass() {
+		this.time.execute(() -> {
+			throw new IllegalArgumentException("bug");
+		});
+		assertThatIllegalStateException().isThrownBy(this.time::runDueTasks)
+			.withCauseInstanceOf(IllegalArgumentException.class);
+		Runnable[] again = new Runnable[1];
+		again[0] = () -> this.time.execute(again[0]);
+		this.time.execute(again[0]);
+		assertThatIllegalStateException().isThrownBy(this.time::runDueTasks)
+			.withMessageContaining("reschedules itself without delay");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.time.advance(Duration.ofNanos(-1)));
+	}
+
+}

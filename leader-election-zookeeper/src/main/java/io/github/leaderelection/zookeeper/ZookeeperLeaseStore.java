@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 
 import io.github.leaderelection.LeaderElectionException;
@@ -82,9 +81,6 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	private static final Pattern BASE_PATH = Pattern.compile(BASE_PATH_PATTERN);
 
-	/** Candidate nodes end with ZooKeeper's ten-digit sequence number. */
-	private static final Pattern QUEUE_NODE = Pattern.compile(".*-lease-\\d{10}");
-
 	private static final Duration PARTICIPANTS_TIMEOUT = Duration.ofSeconds(5);
 
 	private static final Logger logger = LoggerFactory.getLogger(ZookeeperLeaseStore.class);
@@ -97,10 +93,12 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	private final String basePath;
 
+	private final GroupPaths paths;
+
 	private final boolean keepLeadingWhileSuspended;
 
 	/** This store's candidates, by group and candidate id. */
-	private final Map<String, Map<String, Member>> members = new ConcurrentHashMap<>();
+	private final Map<String, Map<String, QueueMember>> members = new ConcurrentHashMap<>();
 
 	private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
 
@@ -140,6 +138,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		this.client = Objects.requireNonNull(client, "client");
 		this.zookeeper = new CuratorCalls(client);
 		this.basePath = requireValidBasePath(basePath);
+		this.paths = new GroupPaths(this.basePath);
 		this.keepLeadingWhileSuspended = keepLeadingWhileSuspended;
 		client.getConnectionStateListenable().addListener(this.connectionListener);
 	}
@@ -166,7 +165,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			if (view == null) {
 				return Optional.empty();
 			}
-			for (Member member : groupMembers(group)) {
+			for (QueueMember member : groupMembers(group)) {
 				armWatch(member, view);
 			}
 			return (view.grant().term() == 0) ? Optional.empty() : Optional.of(view.toLease(group));
@@ -180,7 +179,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	 */
 	private boolean requeueLostPlaces(String group, @Nullable GroupView view, long deadline) throws Exception {
 		boolean requeued = false;
-		for (Member member : groupMembers(group)) {
+		for (QueueMember member : groupMembers(group)) {
 			if (member.joined && (view == null || !view.isQueued(member.node))) {
 				synchronized (member) {
 					// Read again under the lock: a join or an acquire may have queued it
@@ -201,8 +200,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		Objects.requireNonNull(candidateId, "candidateId");
 		return execute("acquire the lease of", group, timeout, (deadline) -> {
 			requireSafeSession(leaseDuration);
-			Member member = this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
-				.computeIfAbsent(candidateId, (key) -> new Member(group, candidateId, false));
+			QueueMember member = this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
+				.computeIfAbsent(candidateId, (key) -> new QueueMember(group, candidateId, false));
 			synchronized (member) {
 				// A candidate that left while this call was under way takes no place.
 				return member.left ? Optional.<Lease>empty() : acquire(member, leaseDuration, deadline);
@@ -210,7 +209,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		});
 	}
 
-	private Optional<Lease> acquire(Member member, Duration leaseDuration, long deadline) throws Exception {
+	private Optional<Lease> acquire(QueueMember member, Duration leaseDuration, long deadline) throws Exception {
 		GroupView view = view(member.group, deadline);
 		boolean joined = false;
 		if (view == null || !view.isQueued(member.node)) {
@@ -235,7 +234,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		// CURATOR-696: after a new session, never grant on a node that this session does
 		// not own.
 		long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
-		CuratorEvent exists = this.zookeeper.exists(nodePath(member.group, node), deadline);
+		CuratorEvent exists = this.zookeeper.exists(this.paths.node(member.group, node), deadline);
 		if (exists.getStat() == null || exists.getStat().getEphemeralOwner() != session) {
 			member.node = null;
 			return Optional.empty();
@@ -248,8 +247,9 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		// that a release
 		// before then passes it on to the next holder.
 		Grant grant = new Grant(view.nextTerm(), member.candidateId, node, leaseDuration.toMillis(), quietMillis);
-		CuratorEvent result = this.zookeeper.transaction(deadline, this.zookeeper.check(nodePath(member.group, node)),
-				this.zookeeper.setData(groupPath(member.group), view.version(), grant.bytes()));
+		CuratorEvent result = this.zookeeper.transaction(deadline,
+				this.zookeeper.check(this.paths.node(member.group, node)),
+				this.zookeeper.setData(this.paths.group(member.group), view.version(), grant.bytes()));
 		if (CuratorCalls.isConflict(result)) {
 			member.term = 0;
 			return Optional.empty();
@@ -264,7 +264,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
-		Member member = member(lease);
+		QueueMember member = member(lease);
 		if (member == null) {
 			return false;
 		}
@@ -288,7 +288,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				if (member.term != lease.term() || node == null || member.session != session) {
 					return false;
 				}
-				String groupPath = groupPath(member.group);
+				String groupPath = this.paths.group(member.group);
 				long millis = leaseDuration.toMillis();
 				long quietMillis = member.isActive() ? 0 : member.quietMillis;
 				boolean changed = millis != member.leaseMillis || quietMillis != member.quietMillis;
@@ -301,7 +301,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 								new Grant(member.term, member.candidateId, node, millis, quietMillis).bytes())
 						: this.zookeeper.check(groupPath, member.version);
 				CuratorEvent result = this.zookeeper.transaction(deadline,
-						this.zookeeper.check(nodePath(member.group, node)), granted);
+						this.zookeeper.check(this.paths.node(member.group, node)), granted);
 				if (CuratorCalls.isConflict(result)) {
 					member.term = 0;
 					return false;
@@ -327,7 +327,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		if (holder == null) {
 			return;
 		}
-		Member member = member(lease);
+		QueueMember member = member(lease);
 		execute("release the lease of", lease.group(), timeout, (deadline) -> {
 			if (member == null) {
 				return release(lease, holder, null, deadline);
@@ -338,7 +338,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		});
 	}
 
-	private @Nullable Void release(Lease lease, String holder, @Nullable Member member, long deadline)
+	private @Nullable Void release(Lease lease, String holder, @Nullable QueueMember member, long deadline)
 			throws Exception {
 		if (member != null && member.term == lease.term() && member.node != null && releaseHeld(member, deadline)) {
 			return null;
@@ -351,10 +351,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		boolean ours = member != null && member.term == lease.term();
 		long quietMillis = (ours && member.isActive()) ? 0 : last.quietMillis();
 		List<CuratorOp> operations = new ArrayList<>();
-		operations.add(this.zookeeper.setData(groupPath(lease.group()), view.version(),
+		operations.add(this.zookeeper.setData(this.paths.group(lease.group()), view.version(),
 				new Grant(last.term(), null, null, last.leaseMillis(), quietMillis).bytes()));
 		if (view.hasLiveHolder()) {
-			operations.add(this.zookeeper.delete(nodePath(lease.group(), Objects.requireNonNull(last.node()))));
+			operations.add(this.zookeeper.delete(this.paths.node(lease.group(), Objects.requireNonNull(last.node()))));
 		}
 		if (CuratorCalls.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))
 				|| member == null || !Objects.equals(member.node, last.node())) {
@@ -373,13 +373,13 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	 * @return whether it was released; false when the group changed since (a forced
 	 * change), in which case the caller reads the group and decides again
 	 */
-	private boolean releaseHeld(Member member, long deadline) throws Exception {
+	private boolean releaseHeld(QueueMember member, long deadline) throws Exception {
 		String node = Objects.requireNonNull(member.node);
 		long quietMillis = member.isActive() ? 0 : member.quietMillis;
 		Grant released = new Grant(member.term, null, null, member.leaseMillis, quietMillis);
 		CuratorEvent result = this.zookeeper.transaction(deadline,
-				this.zookeeper.setData(groupPath(member.group), member.version, released.bytes()),
-				this.zookeeper.delete(nodePath(member.group, node)));
+				this.zookeeper.setData(this.paths.group(member.group), member.version, released.bytes()),
+				this.zookeeper.delete(this.paths.node(member.group, node)));
 		if (CuratorCalls.isConflict(result)) {
 			return false;
 		}
@@ -417,10 +417,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				Grant forced = new Grant(view.nextTerm(), candidateId, target, view.grant().leaseMillis(),
 						view.quietAfterChange());
 				List<CuratorOp> operations = new ArrayList<>();
-				operations.add(this.zookeeper.setData(groupPath(group), view.version(), forced.bytes()));
-				operations.add(this.zookeeper.check(nodePath(group, target)));
+				operations.add(this.zookeeper.setData(this.paths.group(group), view.version(), forced.bytes()));
+				operations.add(this.zookeeper.check(this.paths.node(group, target)));
 				for (String ahead : queue.subList(0, index)) {
-					operations.add(this.zookeeper.delete(nodePath(group, ahead)));
+					operations.add(this.zookeeper.delete(this.paths.node(group, ahead)));
 				}
 				if (!CuratorCalls
 					.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))) {
@@ -449,9 +449,9 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				Grant last = view.grant();
 				Grant cleared = new Grant(last.term(), null, null, last.leaseMillis(), view.quietAfterChange());
 				List<CuratorOp> operations = new ArrayList<>();
-				operations.add(this.zookeeper.setData(groupPath(group), view.version(), cleared.bytes()));
+				operations.add(this.zookeeper.setData(this.paths.group(group), view.version(), cleared.bytes()));
 				if (view.hasLiveHolder()) {
-					operations.add(this.zookeeper.delete(nodePath(group, Objects.requireNonNull(last.node()))));
+					operations.add(this.zookeeper.delete(this.paths.node(group, Objects.requireNonNull(last.node()))));
 				}
 				if (!CuratorCalls
 					.isConflict(this.zookeeper.transaction(deadline, operations.toArray(CuratorOp[]::new)))) {
@@ -505,9 +505,9 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	@Override
 	public void join(String group, String candidateId, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
-		Member member = this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
+		QueueMember member = this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
 			.compute(candidateId, (key, existing) -> (existing == null || existing.left)
-					? new Member(group, candidateId, true) : existing.join());
+					? new QueueMember(group, candidateId, true) : existing.join());
 		execute("join the election of", group, timeout, (deadline) -> {
 			synchronized (member) {
 				GroupView view = view(group, deadline);
@@ -530,8 +530,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	 */
 	@Override
 	public void leave(String group, String candidateId, Duration timeout) {
-		Map<String, Member> groupMembers = this.members.get(group);
-		Member member = (groupMembers != null) ? groupMembers.get(candidateId) : null;
+		Map<String, QueueMember> groupMembers = this.members.get(group);
+		QueueMember member = (groupMembers != null) ? groupMembers.get(candidateId) : null;
 		if (member == null) {
 			return;
 		}
@@ -559,11 +559,11 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	// Queue membership and watches
 
-	private void enqueue(Member member, long deadline) throws Exception {
+	private void enqueue(QueueMember member, long deadline) throws Exception {
 		member.node = null;
 		member.term = 0;
 		member.watched.set(null);
-		String created = this.zookeeper.createEphemeralSequential(groupPath(member.group) + "/lease-",
+		String created = this.zookeeper.createEphemeralSequential(this.paths.group(member.group) + "/lease-",
 				member.candidateId.getBytes(StandardCharsets.UTF_8), deadline);
 		member.node = ZKPaths.getNodeFromPath(created);
 	}
@@ -573,7 +573,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	 * still competes (a yield, a leader that gave up); a candidate that never joined, or
 	 * left, leaves the queue with its release.
 	 */
-	private void released(Member member, long deadline) {
+	private void released(QueueMember member, long deadline) {
 		member.node = null;
 		member.term = 0;
 		if (!member.joined || member.left) {
@@ -588,11 +588,11 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 	}
 
-	private void dropPlace(Member member) {
+	private void dropPlace(QueueMember member) {
 		String node = member.node;
 		member.node = null;
 		if (node != null) {
-			this.zookeeper.deleteInBackground(nodePath(member.group, node));
+			this.zookeeper.deleteInBackground(this.paths.node(member.group, node));
 		}
 	}
 
@@ -600,7 +600,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	 * Watches the member's predecessor, or its own node if it is first; one watch at a
 	 * time.
 	 */
-	private void armWatch(Member member, GroupView view) {
+	private void armWatch(QueueMember member, GroupView view) {
 		int index = (member.node != null) ? view.queue().indexOf(member.node) : -1;
 		if (index < 0) {
 			return;
@@ -621,7 +621,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		try {
 			// getData rather than exists: no watch stays behind on a node that is already
 			// gone.
-			this.zookeeper.watch(nodePath(member.group, target), watcher, (client, event) -> {
+			this.zookeeper.watch(this.paths.node(member.group, target), watcher, (client, event) -> {
 				if (!CuratorCalls.isOk(event) && member.stopWatching(target)
 						&& event.getResultCode() == Code.NONODE.intValue()) {
 					notifyWatchers(member.group);
@@ -681,7 +681,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	// Reading
 
 	private @Nullable GroupView view(String group, long deadline) throws Exception {
-		String path = groupPath(group);
+		String path = this.paths.group(group);
 		// The data first: a grant made after this read changes its version, which every
 		// write checks.
 		CuratorEvent data = this.zookeeper.getData(path, deadline);
@@ -691,7 +691,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 		List<String> queue = children.getChildren()
 			.stream()
-			.filter((name) -> QUEUE_NODE.matcher(name).matches())
+			.filter(GroupPaths::isQueueNode)
 			.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
 			.toList();
 		Grant grant = Grant.parse(data.getData());
@@ -704,7 +704,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	private List<@Nullable String> candidateIds(String group, List<String> queue, long deadline) throws Exception {
 		List<@Nullable String> ids = new ArrayList<>();
 		for (String node : queue) {
-			CuratorEvent data = this.zookeeper.getData(nodePath(group, node), deadline);
+			CuratorEvent data = this.zookeeper.getData(this.paths.node(group, node), deadline);
 			ids.add(CuratorCalls.isOk(data) ? new String(data.getData(), StandardCharsets.UTF_8) : null);
 		}
 		return ids;
@@ -730,45 +730,15 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 	}
 
-	// Names
-
-	private String groupPath(String group) {
-		return this.basePath + "/" + encode(group);
-	}
-
-	private String nodePath(String group, String node) {
-		return groupPath(group) + "/" + node;
-	}
-
-	/**
-	 * Group names may hold any character: keep letters, digits, '_' and '-',
-	 * percent-encode the rest.
-	 */
-	static String encode(String group) {
-		StringBuilder segment = new StringBuilder();
-		for (byte b : group.getBytes(StandardCharsets.UTF_8)) {
-			char c = (char) (b & 0xff);
-			if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
-				segment.append(c);
-			}
-			else {
-				segment.append('%')
-					.append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-					.append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-			}
-		}
-		return segment.toString();
-	}
-
 	/** This store's candidates in the group that have not left. */
-	private List<Member> groupMembers(String group) {
-		Map<String, Member> groupMembers = this.members.get(group);
+	private List<QueueMember> groupMembers(String group) {
+		Map<String, QueueMember> groupMembers = this.members.get(group);
 		return (groupMembers != null) ? groupMembers.values().stream().filter((member) -> !member.left).toList()
 				: List.of();
 	}
 
-	private @Nullable Member member(Lease lease) {
-		Map<String, Member> groupMembers = (lease.holder() != null) ? this.members.get(lease.group()) : null;
+	private @Nullable QueueMember member(Lease lease) {
+		Map<String, QueueMember> groupMembers = (lease.holder() != null) ? this.members.get(lease.group()) : null;
 		return (groupMembers != null) ? groupMembers.get(lease.holder()) : null;
 	}
 
@@ -781,90 +751,6 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	private interface Work<T> {
 
 		T run(long deadline) throws Exception;
-
-	}
-
-	/** One candidate of this store in one group. */
-	private static final class Member {
-
-		final String group;
-
-		final String candidateId;
-
-		/**
-		 * Whether it joined: the store then keeps it queued until it leaves. Set once, by
-		 * {@code join}.
-		 */
-		volatile boolean joined;
-
-		/** Whether it left: it takes no place again. Written under its lock. */
-		volatile boolean left;
-
-		/** The name of its queue node, or null when not queued. */
-		volatile @Nullable String node;
-
-		/** The term of its grant, or 0 when it does not hold the lease. */
-		volatile long term;
-
-		/**
-		 * The version of the group node after its grant, or after its last renewal that
-		 * wrote.
-		 */
-		volatile int version;
-
-		volatile long leaseMillis;
-
-		/** The session that owned the node when it was granted. */
-		volatile long session;
-
-		/** The store's suspension count before it was granted. */
-		volatile long suspensions;
-
-		/**
-		 * How long it had to wait out an earlier holder, as recorded in the group node.
-		 */
-		volatile long quietMillis;
-
-		/** When that wait ends, by this process's monotonic clock. */
-		volatile long activeFromNanos;
-
-		/** The node it watches, or null when no watch is set. */
-		final AtomicReference<@Nullable String> watched = new AtomicReference<>();
-
-		Member(String group, String candidateId, boolean joined) {
-			this.group = group;
-			this.candidateId = candidateId;
-			this.joined = joined;
-		}
-
-		/** Marks a member that {@code tryAcquire} queued as joined from now on. */
-		Member join() {
-			this.joined = true;
-			return this;
-		}
-
-		void granted(Grant grant, int version, long session, long suspensions) {
-			this.term = grant.term();
-			this.version = version;
-			this.leaseMillis = grant.leaseMillis();
-			this.session = session;
-			this.suspensions = suspensions;
-			this.quietMillis = grant.quietMillis();
-			// Counted once the grant is committed: by then the earlier holder's wait has
-			// begun.
-			this.activeFromNanos = System.nanoTime() + grant.quietMillis() * 1_000_000;
-		}
-
-		/** Whether the wait for an earlier holder is over. */
-		boolean isActive() {
-			return this.quietMillis == 0 || System.nanoTime() - this.activeFromNanos >= 0;
-		}
-
-		/** Forgets the watch on the given node, if it is the current one. */
-		boolean stopWatching(String node) {
-			String current = this.watched.get();
-			return node.equals(current) && this.watched.compareAndSet(current, null);
-		}
 
 	}
 

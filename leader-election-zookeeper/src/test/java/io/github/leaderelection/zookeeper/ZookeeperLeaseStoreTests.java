@@ -293,7 +293,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	@Test
 	void takesALostPlaceAgainAtTheNextReadUntilTheCandidateLeaves() throws Exception {
 		String group = newGroup();
-		String groupPath = BASE_PATH + "/" + ZookeeperLeaseStore.encode(group);
+		String groupPath = BASE_PATH + "/" + GroupPaths.encode(group);
 		CuratorFramework admin = client(server.getConnectString());
 		ZookeeperLeaseStore a = store(client(server.getConnectString()));
 		ZookeeperLeaseStore b = store(client(server.getConnectString()));
@@ -383,7 +383,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	@Test
 	void keepsTermsGrowingWhenZooKeeperLosesTheGroup() throws Exception {
 		String group = newGroup();
-		String groupPath = BASE_PATH + "/" + ZookeeperLeaseStore.encode(group);
+		String groupPath = BASE_PATH + "/" + GroupPaths.encode(group);
 		CuratorFramework client = client(server.getConnectString());
 		ZookeeperLeaseStore witness = store(client);
 		Lease old = witness.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
@@ -403,15 +403,6 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		Lease cautious = witness.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
 		assertThat(cautious.term()).isGreaterThan(fresh.term());
 		assertThat(cautious.activeIn()).isEqualTo(LIVE);
-	}
-
-	@Test
-	void encodesAnyGroupNameAsOnePathSegment() {
-		assertThat(ZookeeperLeaseStore.encode("orders-2_b")).isEqualTo("orders-2_b");
-		assertThat(ZookeeperLeaseStore.encode("a/b")).isEqualTo("a%2Fb");
-		assertThat(ZookeeperLeaseStore.encode("..")).isEqualTo("%2E%2E");
-		assertThat(ZookeeperLeaseStore.encode("zookeeper")).isEqualTo("zookeeper");
-		assertThat(ZookeeperLeaseStore.encode("é %")).isEqualTo("%C3%A9%20%25");
 	}
 
 	@Test

@@ -1,0 +1,95 @@
+package io.github.leaderelection.zookeeper;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One candidate of a {@link ZookeeperLeaseStore} in one group: its place in the group's
+ * queue, its grant while it holds the lease, and the node it watches. The store changes a
+ * member's place and grant only while holding the member's lock; the fields are volatile
+ * so that reads without the lock (a renewal's quick checks, the connection listener) see
+ * the last write.
+ */
+final class QueueMember {
+
+	final String group;
+
+	final String candidateId;
+
+	/**
+	 * Whether it joined: the store then keeps it queued until it leaves. Set once, by
+	 * {@code join}.
+	 */
+	volatile boolean joined;
+
+	/** Whether it left: it takes no place again. Written under its lock. */
+	volatile boolean left;
+
+	/** The name of its queue node, or null when not queued. */
+	volatile @Nullable String node;
+
+	/** The term of its grant, or 0 when it does not hold the lease. */
+	volatile long term;
+
+	/**
+	 * The version of the group node after its grant, or after its last renewal that
+	 * wrote.
+	 */
+	volatile int version;
+
+	volatile long leaseMillis;
+
+	/** The session that owned the node when it was granted. */
+	volatile long session;
+
+	/** The store's suspension count before it was granted. */
+	volatile long suspensions;
+
+	/**
+	 * How long it had to wait out an earlier holder, as recorded in the group node.
+	 */
+	volatile long quietMillis;
+
+	/** When that wait ends, by this process's monotonic clock. */
+	volatile long activeFromNanos;
+
+	/** The node it watches, or null when no watch is set. */
+	final AtomicReference<@Nullable String> watched = new AtomicReference<>();
+
+	QueueMember(String group, String candidateId, boolean joined) {
+		this.group = group;
+		this.candidateId = candidateId;
+		this.joined = joined;
+	}
+
+	/** Marks a member that {@code tryAcquire} queued as joined from now on. */
+	QueueMember join() {
+		this.joined = true;
+		return this;
+	}
+
+	void granted(Grant grant, int version, long session, long suspensions) {
+		this.term = grant.term();
+		this.version = version;
+		this.leaseMillis = grant.leaseMillis();
+		this.session = session;
+		this.suspensions = suspensions;
+		this.quietMillis = grant.quietMillis();
+		// Counted once the grant is committed: by then the earlier holder's wait has
+		// begun.
+		this.activeFromNanos = System.nanoTime() + grant.quietMillis() * 1_000_000;
+	}
+
+	/** Whether the wait for an earlier holder is over. */
+	boolean isActive() {
+		return this.quietMillis == 0 || System.nanoTime() - this.activeFromNanos >= 0;
+	}
+
+	/** Forgets the watch on the given node, if it is the current one. */
+	boolean stopWatching(String node) {
+		String current = this.watched.get();
+		return node.equals(current) && this.watched.compareAndSet(current, null);
+	}
+
+}

@@ -1,0 +1,28 @@
+package io.github.leaderelection.zookeeper;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class GroupPathsTests {
+
+	@Test
+	void encodesAnyGroupNameAsOnePathSegment() {
+		assertThat(GroupPaths.encode("orders-2_b")).isEqualTo("orders-2_b");
+		assertThat(GroupPaths.encode("a/b")).isEqualTo("a%2Fb");
+		assertThat(GroupPaths.encode("..")).isEqualTo("%2E%2E");
+		assertThat(GroupPaths.encode("zookeeper")).isEqualTo("zookeeper");
+		assertThat(GroupPaths.encode("é %")).isEqualTo("%C3%A9%20%25");
+	}
+
+	@Test
+	void namesEachGroupOneNodeUnderTheBasePathAndItsQueueNodesBelowIt() {
+		GroupPaths paths = new GroupPaths("/leader-election");
+		assertThat(paths.group("a/b")).isEqualTo("/leader-election/a%2Fb");
+		assertThat(paths.node("a/b", "_c_1-lease-0000000007"))
+			.isEqualTo("/leader-election/a%2Fb/_c_1-lease-0000000007");
+		assertThat(GroupPaths.isQueueNode("_c_1-lease-0000000007")).isTrue();
+		assertThat(GroupPaths.isQueueNode("lease-7")).isFalse();
+	}
+
+}

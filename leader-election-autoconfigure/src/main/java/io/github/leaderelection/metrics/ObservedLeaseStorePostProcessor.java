@@ -5,7 +5,6 @@ import java.util.function.Supplier;
 import io.github.leaderelection.spi.LeaseStore;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
@@ -22,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * observation has a name of its own, so a meter handler that also turns observations into
  * timers does not count the same requests under the same name twice.
  */
-public class ObservedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor {
+public class ObservedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor<ObservationRegistry> {
 
 	/** The name of the observation of one store call. */
 	public static final String STORE_CALL = "leader.election.store.call";
@@ -33,57 +32,33 @@ public class ObservedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProce
 	 * (the stores are created before it is ready)
 	 */
 	public ObservedLeaseStorePostProcessor(Supplier<@Nullable ObservationRegistry> registry) {
-		super(new ObservingInterceptor(registry));
+		super(registry);
 	}
 
-	private static final class ObservingInterceptor implements MethodInterceptor {
-
-		private final Supplier<@Nullable ObservationRegistry> registryLookup;
-
-		private volatile @Nullable ObservationRegistry registry;
-
-		ObservingInterceptor(Supplier<@Nullable ObservationRegistry> registryLookup) {
-			this.registryLookup = registryLookup;
+	@Override
+	@Nullable Object intercept(MethodInvocation invocation, String operation, String group) throws Throwable {
+		ObservationRegistry registry = recorder();
+		if (registry == null || registry.isNoop() || !(invocation.getThis() instanceof LeaseStore store)) {
+			return invocation.proceed();
 		}
-
-		@Override
-		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-			String operation = LeaseOperations.name(invocation.getMethod());
-			String group = LeaseOperations.group(invocation.getArguments());
-			ObservationRegistry current = registry();
-			if (operation == null || group == null || current == null || current.isNoop()
-					|| !(invocation.getThis() instanceof LeaseStore store)) {
-				return invocation.proceed();
-			}
-			Observation observation = Observation.createNotStarted(STORE_CALL, current)
-				.lowCardinalityKeyValue("operation", operation)
-				.lowCardinalityKeyValue("backend", store.backend())
-				.highCardinalityKeyValue("group", group)
-				.start();
-			try (Observation.Scope scope = observation.openScope()) {
-				Object result = invocation.proceed();
-				observation.lowCardinalityKeyValue("outcome", LeaseOperations.outcome(operation, result));
-				return result;
-			}
-			catch (Throwable ex) {
-				observation.lowCardinalityKeyValue("outcome", "failure");
-				observation.error(ex);
-				throw ex;
-			}
-			finally {
-				observation.stop();
-			}
+		Observation observation = Observation.createNotStarted(STORE_CALL, registry)
+			.lowCardinalityKeyValue("operation", operation)
+			.lowCardinalityKeyValue("backend", store.backend())
+			.highCardinalityKeyValue("group", group)
+			.start();
+		try (Observation.Scope scope = observation.openScope()) {
+			Object result = invocation.proceed();
+			observation.lowCardinalityKeyValue("outcome", LeaseOperations.outcome(operation, result));
+			return result;
 		}
-
-		private @Nullable ObservationRegistry registry() {
-			ObservationRegistry current = this.registry;
-			if (current == null) {
-				current = this.registryLookup.get();
-				this.registry = current;
-			}
-			return current;
+		catch (Throwable ex) {
+			observation.lowCardinalityKeyValue("outcome", "failure");
+			observation.error(ex);
+			throw ex;
 		}
-
+		finally {
+			observation.stop();
+		}
 	}
 
 }

@@ -3,7 +3,6 @@ package io.github.leaderelection.metrics;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.spi.LeaseStore;
-import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * {@code success}, {@code rejected} (an acquire that found another holder, a renewal of a
  * lease no longer ours) or {@code failure} (an exception, such as a timeout).
  */
-public class TimedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor {
+public class TimedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor<LeaderElectionMetrics> {
 
 	/**
 	 * Creates a post-processor.
@@ -28,51 +27,30 @@ public class TimedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcesso
 	 * some (the stores are created long before the meter registry is ready)
 	 */
 	public TimedLeaseStorePostProcessor(Supplier<@Nullable LeaderElectionMetrics> metrics) {
-		super(new TimingInterceptor(metrics));
+		super(metrics);
 	}
 
-	private static final class TimingInterceptor implements MethodInterceptor {
-
-		private final Supplier<@Nullable LeaderElectionMetrics> metricsLookup;
-
-		private volatile @Nullable LeaderElectionMetrics metrics;
-
-		TimingInterceptor(Supplier<@Nullable LeaderElectionMetrics> metricsLookup) {
-			this.metricsLookup = metricsLookup;
+	@Override
+	@Nullable Object intercept(MethodInvocation invocation, String operation, String group) throws Throwable {
+		long start = System.nanoTime();
+		Object result;
+		try {
+			result = invocation.proceed();
 		}
-
-		@Override
-		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-			String operation = LeaseOperations.name(invocation.getMethod());
-			String group = LeaseOperations.group(invocation.getArguments());
-			if (operation == null || group == null) {
-				return invocation.proceed();
-			}
-			long start = System.nanoTime();
-			Object result;
-			try {
-				result = invocation.proceed();
-			}
-			catch (Throwable ex) {
-				record(group, operation, "failure", start);
-				throw ex;
-			}
-			record(group, operation, LeaseOperations.outcome(operation, result), start);
-			return result;
+		catch (Throwable ex) {
+			record(group, operation, "failure", start);
+			throw ex;
 		}
+		record(group, operation, LeaseOperations.outcome(operation, result), start);
+		return result;
+	}
 
-		private void record(String group, String operation, String outcome, long start) {
-			long nanos = System.nanoTime() - start;
-			LeaderElectionMetrics current = this.metrics;
-			if (current == null) {
-				current = this.metricsLookup.get();
-				this.metrics = current;
-			}
-			if (current != null) {
-				current.recordStoreRequest(group, operation, outcome, nanos);
-			}
+	private void record(String group, String operation, String outcome, long start) {
+		long nanos = System.nanoTime() - start;
+		LeaderElectionMetrics metrics = recorder();
+		if (metrics != null) {
+			metrics.recordStoreRequest(group, operation, outcome, nanos);
 		}
-
 	}
 
 }

@@ -1,17 +1,14 @@
 package io.github.leaderelection.autoconfigure;
 
 import io.github.leaderelection.LeaderElectionRegistry;
-import io.github.leaderelection.metrics.LeadershipObservations;
-import io.github.leaderelection.metrics.ObservedLeaseStorePostProcessor;
+import io.github.leaderelection.metrics.LeaderElectionObservationConfiguration;
 import io.micrometer.observation.ObservationRegistry;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for Micrometer observations of
@@ -23,20 +20,7 @@ import org.springframework.context.annotation.Bean;
 		afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnClass(ObservationRegistry.class)
 @ConditionalOnBean(LeaderElectionRegistry.class)
+@Import(LeaderElectionObservationConfiguration.class)
 public final class LeaderElectionObservationAutoConfiguration {
-
-	@Bean
-	@ConditionalOnMissingBean
-	static ObservedLeaseStorePostProcessor observedLeaseStorePostProcessor(
-			ObjectProvider<ObservationRegistry> registry) {
-		return new ObservedLeaseStorePostProcessor(registry::getIfUnique);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnBean(ObservationRegistry.class)
-	LeadershipObservations leadershipObservations(ObservationRegistry registry) {
-		return new LeadershipObservations(registry);
-	}
 
 }

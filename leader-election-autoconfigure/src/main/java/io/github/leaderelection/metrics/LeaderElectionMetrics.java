@@ -45,7 +45,7 @@ import org.jspecify.annotations.Nullable;
  * transitions; the gauges of a group are registered when the meters are bound, or for a
  * group joined later, at its first event or store request.
  */
-public class LeaderElectionMetrics implements MeterBinder, LeaderElectionListener {
+class LeaderElectionMetrics implements MeterBinder, LeaderElectionListener {
 
 	static final String LEADER = "leader.election.leader";
 
@@ -72,7 +72,7 @@ public class LeaderElectionMetrics implements MeterBinder, LeaderElectionListene
 
 	private volatile @Nullable String backend;
 
-	public LeaderElectionMetrics(LeaderElectionRegistry registry) {
+	LeaderElectionMetrics(LeaderElectionRegistry registry) {
 		this.registry = Objects.requireNonNull(registry, "registry");
 	}
 

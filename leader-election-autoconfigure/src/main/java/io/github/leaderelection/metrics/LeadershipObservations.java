@@ -13,10 +13,10 @@ import io.micrometer.observation.ObservationRegistry;
  * {@code revoked}), {@code group} (the groups of an application are few and fixed) and
  * {@code reason} (of a revocation); high-cardinality: {@code term} and {@code candidate}.
  */
-public class LeadershipObservations implements LeaderElectionListener {
+class LeadershipObservations implements LeaderElectionListener {
 
 	/** The name of the observation of one transition. */
-	public static final String TRANSITION = "leader.election.transition";
+	static final String TRANSITION = "leader.election.transition";
 
 	private final ObservationRegistry registry;
 
@@ -24,7 +24,7 @@ public class LeadershipObservations implements LeaderElectionListener {
 	 * Creates the listener.
 	 * @param registry where to record the observations
 	 */
-	public LeadershipObservations(ObservationRegistry registry) {
+	LeadershipObservations(ObservationRegistry registry) {
 		this.registry = registry;
 	}
 

@@ -21,17 +21,17 @@ import org.jspecify.annotations.Nullable;
  * observation has a name of its own, so a meter handler that also turns observations into
  * timers does not count the same requests under the same name twice.
  */
-public class ObservedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor<ObservationRegistry> {
+class ObservedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor<ObservationRegistry> {
 
 	/** The name of the observation of one store call. */
-	public static final String STORE_CALL = "leader.election.store.call";
+	static final String STORE_CALL = "leader.election.store.call";
 
 	/**
 	 * Creates a post-processor.
 	 * @param registry the observation registry, looked up on each call until there is one
 	 * (the stores are created before it is ready)
 	 */
-	public ObservedLeaseStorePostProcessor(Supplier<@Nullable ObservationRegistry> registry) {
+	ObservedLeaseStorePostProcessor(Supplier<@Nullable ObservationRegistry> registry) {
 		super(registry);
 	}
 

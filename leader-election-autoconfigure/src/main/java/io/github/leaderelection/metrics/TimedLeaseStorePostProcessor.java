@@ -19,14 +19,14 @@ import org.jspecify.annotations.Nullable;
  * {@code success}, {@code rejected} (an acquire that found another holder, a renewal of a
  * lease no longer ours) or {@code failure} (an exception, such as a timeout).
  */
-public class TimedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor<LeaderElectionMetrics> {
+class TimedLeaseStorePostProcessor extends LeaseStoreAdvisingPostProcessor<LeaderElectionMetrics> {
 
 	/**
 	 * Creates a post-processor.
 	 * @param metrics the meters to record into, looked up on each request until there are
 	 * some (the stores are created long before the meter registry is ready)
 	 */
-	public TimedLeaseStorePostProcessor(Supplier<@Nullable LeaderElectionMetrics> metrics) {
+	TimedLeaseStorePostProcessor(Supplier<@Nullable LeaderElectionMetrics> metrics) {
 		super(metrics);
 	}
 

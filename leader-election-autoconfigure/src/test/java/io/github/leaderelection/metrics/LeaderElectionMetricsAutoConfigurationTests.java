@@ -1,4 +1,4 @@
-package io.github.leaderelection.autoconfigure;
+package io.github.leaderelection.metrics;
 
 import java.time.Duration;
 
@@ -6,10 +6,10 @@ import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.actuate.OutageLeaseStore;
+import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.leaderelection.autoconfigure.LeaderElectionMetricsAutoConfiguration;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
-import io.github.leaderelection.metrics.LeaderElectionMetrics;
-import io.github.leaderelection.metrics.TimedLeaseStorePostProcessor;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.LeaderElectionTestSupport;
 import io.github.leaderelection.test.LeaderElectionTestSupportAutoConfiguration;

@@ -1,11 +1,11 @@
-package io.github.leaderelection.autoconfigure;
+package io.github.leaderelection.metrics;
 
 import java.time.Duration;
 
 import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
-import io.github.leaderelection.metrics.LeadershipObservations;
-import io.github.leaderelection.metrics.ObservedLeaseStorePostProcessor;
+import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.leaderelection.autoconfigure.LeaderElectionObservationAutoConfiguration;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.test.simple.SimpleSpan;

@@ -11,7 +11,7 @@ import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.aop.OnlyOnLeaderAdvisor;
 import io.github.leaderelection.aop.OnlyOnLeaderInterceptor;
 import io.github.leaderelection.engine.LeaderElectionEngine;
-import io.github.leaderelection.event.LeaderElectionEventPublisher;
+import io.github.leaderelection.event.LeaderElectionEventConfiguration;
 import io.github.leaderelection.spi.LeaseStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +25,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.convert.DurationStyle;
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -54,7 +53,7 @@ import org.springframework.util.StringUtils;
 @EnableConfigurationProperties(LeaderElectionProperties.class)
 @Import({ SpringBootVersionCheck.class, JdbcBackendConfiguration.class, RedisBackendConfiguration.class,
 		ZookeeperBackendConfiguration.class, InMemoryBackendConfiguration.class,
-		LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class })
+		LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class, LeaderElectionEventConfiguration.class })
 public final class LeaderElectionAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionAutoConfiguration.class);
@@ -131,13 +130,6 @@ public final class LeaderElectionAutoConfiguration {
 	LeaderElectionLifecycle leaderElectionLifecycle(LeaderElectionRegistry registry,
 			ObjectProvider<LeaderElectionListener> listeners) {
 		return new LeaderElectionLifecycle(registry, listeners);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	LeaderElectionEventPublisher leaderElectionEventPublisher(ApplicationEventPublisher applicationEventPublisher,
-			LeaderElectionRegistry registry) {
-		return new LeaderElectionEventPublisher(applicationEventPublisher, registry);
 	}
 
 	private static ElectionTiming timing(LeaderElectionProperties properties) {

@@ -21,7 +21,7 @@ import org.springframework.context.ApplicationEventPublisher;
  * group's changes in order, different groups independently), so the events are published
  * there.
  */
-public class LeaderElectionEventPublisher implements LeaderElectionListener {
+class LeaderElectionEventPublisher implements LeaderElectionListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionEventPublisher.class);
 
@@ -29,7 +29,7 @@ public class LeaderElectionEventPublisher implements LeaderElectionListener {
 
 	private final LeaderElectionRegistry registry;
 
-	public LeaderElectionEventPublisher(ApplicationEventPublisher publisher, LeaderElectionRegistry registry) {
+	LeaderElectionEventPublisher(ApplicationEventPublisher publisher, LeaderElectionRegistry registry) {
 		this.publisher = Objects.requireNonNull(publisher, "publisher");
 		this.registry = Objects.requireNonNull(registry, "registry");
 	}

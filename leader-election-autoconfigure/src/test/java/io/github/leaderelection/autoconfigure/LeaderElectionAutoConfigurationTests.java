@@ -12,7 +12,6 @@ import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.aop.OnlyOnLeaderAdvisor;
 import io.github.leaderelection.engine.LeaderElectionEngine;
-import io.github.leaderelection.event.LeaderElectionEventPublisher;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import org.junit.jupiter.api.Test;
@@ -45,7 +44,6 @@ class LeaderElectionAutoConfigurationTests {
 			assertThat(context).hasSingleBean(LeaderElectionEngine.class)
 				.hasSingleBean(LeaderElectionRegistry.class)
 				.hasSingleBean(InMemoryLeaseStore.class)
-				.hasSingleBean(LeaderElectionEventPublisher.class)
 				.hasSingleBean(OnlyOnLeaderAdvisor.class);
 			LeaderElectionEngine engine = context.getBean(LeaderElectionEngine.class);
 			assertThat(engine.store()).isSameAs(context.getBean(LeaseStore.class));

@@ -34,6 +34,13 @@ class LeaderElectionEventPublisherTests {
 		.withUserConfiguration(EventsConfiguration.class);
 
 	@Test
+	void isAutoConfiguredWithTheElection() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
+			.withPropertyValues("leader-election.backend=in-memory")
+			.run((context) -> assertThat(context).hasSingleBean(LeaderElectionEventPublisher.class));
+	}
+
+	@Test
 	void publishesGrantedAndChangedEventsOnNotificationThread() {
 		this.contextRunner.run((context) -> {
 			ApplicationReady.publish(context);

@@ -57,8 +57,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <p>
  * Each write operation is logged at INFO, for the audit trail. An action that fails
  * throws an exception whose kind says why (bad request, unknown group, refused, store
- * unavailable or timed out); over HTTP, {@link LeaderElectionEndpointWebExtension}
- * answers it with 400, 404, 409, 503 or 504.
+ * unavailable or timed out); over HTTP, the endpoint's web extension answers it with 400,
+ * 404, 409, 503 or 504.
  *
  * <p>
  * As a {@link LeaderElectionListener} (it must be added to the registry) it notes since

@@ -24,7 +24,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * </ul>
  */
 @EndpointWebExtension(endpoint = LeaderElectionEndpoint.class)
-public class LeaderElectionEndpointWebExtension {
+class LeaderElectionEndpointWebExtension {
 
 	private final LeaderElectionEndpoint endpoint;
 
@@ -32,7 +32,7 @@ public class LeaderElectionEndpointWebExtension {
 	 * Creates the extension.
 	 * @param endpoint the endpoint it extends
 	 */
-	public LeaderElectionEndpointWebExtension(LeaderElectionEndpoint endpoint) {
+	LeaderElectionEndpointWebExtension(LeaderElectionEndpoint endpoint) {
 		this.endpoint = endpoint;
 	}
 

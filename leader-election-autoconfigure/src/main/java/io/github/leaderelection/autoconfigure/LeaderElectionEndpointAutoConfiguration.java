@@ -2,19 +2,15 @@ package io.github.leaderelection.autoconfigure;
 
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.actuate.LeaderElectionEndpoint;
-import io.github.leaderelection.actuate.LeaderElectionEndpointWebExtension;
-import io.github.leaderelection.actuate.LeaderElectionParticipants;
+import io.github.leaderelection.actuate.LeaderElectionEndpointConfiguration;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for the {@code leaderelection}
@@ -25,21 +21,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnBean(LeaderElectionRegistry.class)
 @ConditionalOnAvailableEndpoint(LeaderElectionEndpoint.class)
+@Import(LeaderElectionEndpointConfiguration.class)
 public final class LeaderElectionEndpointAutoConfiguration {
-
-	@Bean
-	@ConditionalOnMissingBean
-	LeaderElectionEndpoint leaderElectionEndpoint(LeaderElectionRegistry registry,
-			ObjectProvider<LeaderElectionParticipants> participants) {
-		return new LeaderElectionEndpoint(registry, participants.getIfUnique());
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnBean(LeaderElectionEndpoint.class)
-	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
-	LeaderElectionEndpointWebExtension leaderElectionEndpointWebExtension(LeaderElectionEndpoint endpoint) {
-		return new LeaderElectionEndpointWebExtension(endpoint);
-	}
 
 }

@@ -6,14 +6,11 @@ import java.util.List;
 
 import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
-import io.github.leaderelection.actuate.LeaderElectionEndpoint;
-import io.github.leaderelection.actuate.LeaderElectionEndpointWebExtension;
 import io.github.leaderelection.autoconfigure.ZookeeperBackendConfiguration.LeaderElectionCuratorClient;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.zookeeper.ZookeeperLeaseStore;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -26,7 +23,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -70,27 +66,6 @@ class ZookeeperBackendConfigurationTests {
 			LeaderElection election = context.getBean(LeaderElection.class);
 			await().atMost(Duration.ofSeconds(20)).until(election::isLeader);
 		});
-	}
-
-	@Test
-	void theEndpointListsTheParticipantsAndRefusesToForceAnotherCandidateWithMetricsOn() {
-		this.contextRunner
-			.withConfiguration(AutoConfigurations.of(LeaderElectionMetricsAutoConfiguration.class,
-					LeaderElectionEndpointAutoConfiguration.class))
-			.withBean(SimpleMeterRegistry.class)
-			.withPropertyValues(connectString(), "spring.application.name=participants",
-					"leader-election.candidate-id=only-one", "management.endpoints.web.exposure.include=leaderelection")
-			.run((context) -> {
-				ApplicationReady.publish(context);
-				LeaderElection election = context.getBean(LeaderElection.class);
-				await().atMost(Duration.ofSeconds(20)).until(election::isLeader);
-				LeaderElectionEndpoint endpoint = context.getBean(LeaderElectionEndpoint.class);
-				assertThat(endpoint.group("participants").participants()).containsExactly("only-one");
-				WebEndpointResponse<Object> refused = context.getBean(LeaderElectionEndpointWebExtension.class)
-					.act("participants", "force-leader", "not-running");
-				assertThat(refused.getStatus()).isEqualTo(409);
-				assertThat(election.isLeader()).isTrue();
-			});
 	}
 
 	@Test

@@ -1,79 +1,59 @@
 package io.github.leaderelection.actuate;
 
-import java.time.Duration;
-import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.leaderelection.memory.InMemoryLeaseStore;
-import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.ForwardingLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
+import org.aopalliance.intercept.MethodInterceptor;
+
+import org.springframework.aop.framework.ProxyFactory;
 
 /**
- * An in-memory store whose every call fails while the test cuts it off, as a store outage
- * would.
+ * An in-memory store whose every lease operation fails while the test cuts it off, as a
+ * store outage would.
  */
 public class OutageLeaseStore extends ForwardingLeaseStore {
 
-	private volatile boolean down;
+	/** The calls that fail during an outage: the six lease operations. */
+	private static final Set<String> OPERATIONS = Set.of("read", "tryAcquire", "renew", "release", "forceLeader",
+			"clear");
+
+	private final AtomicBoolean down;
 
 	public OutageLeaseStore() {
-		super(new InMemoryLeaseStore());
+		this(new AtomicBoolean());
+	}
+
+	private OutageLeaseStore(AtomicBoolean down) {
+		super(failingWhile(down, new InMemoryLeaseStore()));
+		this.down = down;
 	}
 
 	/** Makes every call fail until {@link #restore()}. */
 	public void cutOff() {
-		this.down = true;
+		this.down.set(true);
 	}
 
 	public void restore() {
-		this.down = false;
-	}
-
-	private void check() {
-		if (this.down) {
-			throw new IllegalStateException("store unavailable (injected)");
-		}
-	}
-
-	@Override
-	public Optional<Lease> read(String group, Duration timeout) {
-		check();
-		return delegate().read(group, timeout);
-	}
-
-	@Override
-	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
-		check();
-		return delegate().tryAcquire(group, candidateId, leaseDuration, timeout);
-	}
-
-	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
-		check();
-		return delegate().renew(lease, leaseDuration, timeout);
-	}
-
-	@Override
-	public void release(Lease lease, Duration timeout) {
-		check();
-		delegate().release(lease, timeout);
-	}
-
-	@Override
-	public void forceLeader(String group, String candidateId, Duration timeout) {
-		check();
-		delegate().forceLeader(group, candidateId, timeout);
-	}
-
-	@Override
-	public void clear(String group, Duration timeout) {
-		check();
-		delegate().clear(group, timeout);
+		this.down.set(false);
 	}
 
 	@Override
 	public String backend() {
 		return "outage-test";
+	}
+
+	private static LeaseStore failingWhile(AtomicBoolean down, LeaseStore store) {
+		ProxyFactory factory = new ProxyFactory(store);
+		factory.addAdvice((MethodInterceptor) (invocation) -> {
+			if (down.get() && OPERATIONS.contains(invocation.getMethod().getName())) {
+				throw new IllegalStateException("store unavailable (injected)");
+			}
+			return invocation.proceed();
+		});
+		return (LeaseStore) factory.getProxy();
 	}
 
 }

@@ -1,20 +1,12 @@
 package io.github.leaderelection.sample;
 
-import java.time.Duration;
 import java.util.Map;
 
-import io.github.leaderelection.LeaderElection;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.core.ParameterizedTypeReference;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -27,18 +19,7 @@ import static org.awaitility.Awaitility.await;
 				"leader-election.jdbc.allow-in-memory-database=true", "leader-election.lease-duration=3s",
 				"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms",
 				"management.endpoint.leaderelection.access=unrestricted" })
-class SampleAdministrationTests {
-
-	private static final Duration TIMEOUT = Duration.ofSeconds(30);
-
-	private static final ParameterizedTypeReference<Map<String, Object>> JSON = new ParameterizedTypeReference<>() {
-	};
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private LeaderElection election;
+class SampleAdministrationTests extends SampleHttpTests {
 
 	@Test
 	void yieldsAndForcesAReElectionOverHttp() {
@@ -71,18 +52,6 @@ class SampleAdministrationTests {
 		ResponseEntity<Map<String, Object>> forced = post("/actuator/leaderelection/sample-scheduler/force-leader",
 				Map.of("candidateId", this.election.candidateId()));
 		assertThat(forced.getBody()).containsEntry("outcome", "forced");
-	}
-
-	private ResponseEntity<Map<String, Object>> post(String path, Map<String, Object> body) {
-		RestClient.RequestBodySpec request = RestClient.create("http://localhost:" + this.port)
-			.post()
-			.uri(path)
-			.contentType(MediaType.APPLICATION_JSON);
-		if (body != null) {
-			request.body(body);
-		}
-		return request.retrieve().onStatus(HttpStatusCode::isError, (req, res) -> {
-		}).toEntity(JSON);
 	}
 
 }

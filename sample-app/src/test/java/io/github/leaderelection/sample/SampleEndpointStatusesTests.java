@@ -5,22 +5,15 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 
-import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.ParameterizedTypeReference;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -36,20 +29,9 @@ import static org.awaitility.Awaitility.await;
 				"leader-election.jdbc.allow-in-memory-database=true",
 				"management.endpoint.leaderelection.access=unrestricted", "leader-election.lease-duration=3s",
 				"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms" })
-class SampleEndpointStatusesTests {
-
-	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+class SampleEndpointStatusesTests extends SampleHttpTests {
 
 	private static final String GROUP = "/actuator/leaderelection/sample-scheduler";
-
-	private static final ParameterizedTypeReference<Map<String, Object>> JSON = new ParameterizedTypeReference<>() {
-	};
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private LeaderElection election;
 
 	@Test
 	void forcingAKnownCandidateSucceeds() {
@@ -99,18 +81,6 @@ class SampleEndpointStatusesTests {
 			.containsEntry("error", error)
 			.containsEntry("mayStillTakeEffect", mayStillTakeEffect);
 		assertThat((String) response.getBody().get("message")).contains(message);
-	}
-
-	private ResponseEntity<Map<String, Object>> post(String path, Map<String, Object> body) {
-		return RestClient.create("http://localhost:" + this.port)
-			.post()
-			.uri(path)
-			.contentType(MediaType.APPLICATION_JSON)
-			.body(body)
-			.retrieve()
-			.onStatus(HttpStatusCode::isError, (request, response) -> {
-			})
-			.toEntity(JSON);
 	}
 
 	@TestConfiguration(proxyBeanMethods = false)

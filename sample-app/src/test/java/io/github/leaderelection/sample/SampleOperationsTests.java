@@ -1,20 +1,13 @@
 package io.github.leaderelection.sample;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import io.github.leaderelection.LeaderElection;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.core.ParameterizedTypeReference;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -27,18 +20,7 @@ import static org.awaitility.Awaitility.await;
 		properties = { "spring.datasource.url=jdbc:h2:mem:sample-operations-test;DB_CLOSE_DELAY=-1",
 				"leader-election.jdbc.allow-in-memory-database=true", "leader-election.lease-duration=3s",
 				"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms" })
-class SampleOperationsTests {
-
-	private static final Duration TIMEOUT = Duration.ofSeconds(30);
-
-	private static final ParameterizedTypeReference<Map<String, Object>> JSON = new ParameterizedTypeReference<>() {
-	};
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private LeaderElection election;
+class SampleOperationsTests extends SampleHttpTests {
 
 	@Test
 	@SuppressWarnings("unchecked")
@@ -89,23 +71,9 @@ class SampleOperationsTests {
 	@Test
 	void writeOperationsAreNotAvailableByDefault() {
 		await().atMost(TIMEOUT).until(this.election::isLeader);
-		ResponseEntity<Map<String, Object>> response = post("/actuator/leaderelection/sample-scheduler/yield");
+		ResponseEntity<Map<String, Object>> response = post("/actuator/leaderelection/sample-scheduler/yield", null);
 		assertThat(response.getStatusCode().is4xxClientError()).isTrue();
 		assertThat(this.election.isLeader()).isTrue();
-	}
-
-	private ResponseEntity<Map<String, Object>> get(String path) {
-		return client().get().uri(path).retrieve().onStatus(HttpStatusCode::isError, (request, response) -> {
-		}).toEntity(JSON);
-	}
-
-	private ResponseEntity<Map<String, Object>> post(String path) {
-		return client().post().uri(path).retrieve().onStatus(HttpStatusCode::isError, (request, response) -> {
-		}).toEntity(JSON);
-	}
-
-	private RestClient client() {
-		return RestClient.create("http://localhost:" + this.port);
 	}
 
 	@SuppressWarnings("unchecked")

@@ -90,19 +90,8 @@ final class GroupElector implements LeaderElection {
 
 	private @Nullable LeaderInfo observed;
 
-	/** The highest term this elector acquired itself; 0 before its first acquire. */
-	private long highestOwnTerm;
-
-	/**
-	 * The last term seen under this candidate id that this elector never acquired, 0 if
-	 * none.
-	 */
-	private long foreignTerm;
-
-	private long foreignTermSeenNanos;
-
-	/** Why this elector does not compete for the group, or null while it does. */
-	private @Nullable String conflict;
+	/** Notices another process competing under this candidate id. Guarded by this. */
+	private final DuplicateIdDetector duplicateId;
 
 	private @Nullable Future<?> nextAttempt;
 
@@ -128,6 +117,8 @@ final class GroupElector implements LeaderElection {
 		this.renewDeadlineNanos = engine.timing().renewDeadline().toNanos();
 		this.retryPeriodNanos = engine.timing().retryPeriod().toNanos();
 		this.callTimeout = engine.timing().storeCallTimeout();
+		this.duplicateId = new DuplicateIdDetector(group, this.candidateId,
+				2 * engine.timing().leaseDuration().toNanos());
 	}
 
 	@Override
@@ -560,7 +551,7 @@ final class GroupElector implements LeaderElection {
 			if (this.stopped || this.held != null) {
 				return this.retryPeriodNanos;
 			}
-			if (this.conflict != null) {
+			if (this.duplicateId.conflict() != null) {
 				return followerDelay();
 			}
 			long stayOut = this.competeAfterNanos - now();
@@ -585,7 +576,7 @@ final class GroupElector implements LeaderElection {
 		Lease lease = taken.get();
 		boolean stoppedMeanwhile;
 		synchronized (this) {
-			this.highestOwnTerm = Math.max(this.highestOwnTerm, lease.term());
+			this.duplicateId.acquired(lease.term());
 			stoppedMeanwhile = this.stopped;
 			if (!stoppedMeanwhile) {
 				this.held = lease;
@@ -610,55 +601,24 @@ final class GroupElector implements LeaderElection {
 		return this.retryPeriodNanos;
 	}
 
-	/**
-	 * Notices another live process that uses this candidate id. Two such processes take
-	 * the lease from each other forever (a candidate may always re-take a lease under its
-	 * own id), each in a new term, and neither gets to act. The sign: after this elector
-	 * has acquired a term, the store shows this id holding a newer term that this elector
-	 * never acquired. Seen once, that is also an administrator forcing this very
-	 * candidate, so it counts only when it happens again within two lease durations. A
-	 * process restarted under the same id sees its previous incarnation's lease before it
-	 * has acquired anything, so it is never taken for a duplicate.
-	 *
-	 * <p>
-	 * The elector that notices stands aside: it stops acquiring the group while a live
-	 * lease under this id names a term it never acquired, and competes again once that
-	 * lease is gone (the other process stopped or died). The other process keeps leading
-	 * in its term.
-	 */
+	/** See {@link DuplicateIdDetector}: logs outside the lock what it found. */
 	private void noteOwnIdElsewhere(@Nullable Lease lease) {
+		DuplicateIdDetector.Finding finding;
 		synchronized (this) {
-			boolean foreignLiveLease = lease != null && lease.isHeldBy(this.candidateId) && !lease.isExpired()
-					&& lease.term() > this.highestOwnTerm && this.highestOwnTerm > 0;
-			if (this.conflict != null) {
-				if (!foreignLiveLease) {
-					this.conflict = null;
-					this.foreignTerm = 0;
-					logger.warn("Candidate '{}' competes for group '{}' again: no other process holds its lease under "
-							+ "this candidate id any more", this.candidateId, this.group);
-				}
-				return;
-			}
-			if (!foreignLiveLease || lease.term() == this.foreignTerm) {
-				return;
-			}
-			long now = now();
-			boolean again = this.foreignTerm != 0
-					&& now - this.foreignTermSeenNanos < 2 * this.engine.timing().leaseDuration().toNanos();
-			this.foreignTerm = lease.term();
-			this.foreignTermSeenNanos = now;
-			if (!again) {
-				return;
-			}
-			this.conflict = "another process uses candidate id '" + this.candidateId + "': it holds group '"
-					+ this.group + "' in term " + lease.term() + ", which this process never acquired";
+			finding = this.duplicateId.observe(lease, now());
 		}
-		logger.error("Candidate id '{}' is used by another live process: it took the lease of group '{}' under this id "
-				+ "in term {}, which this process never acquired (its last term was {}). Two processes with one id take "
-				+ "the lease from each other and neither leads, so this one stops competing for the group until that "
-				+ "lease is gone. Give every instance its own leader-election.candidate-id, or leave it unset (the "
-				+ "default, host name, process id and a random suffix, is unique).", this.candidateId, this.group,
-				lease.term(), this.highestOwnTerm);
+		if (finding == DuplicateIdDetector.Finding.CONFLICT_ENDED) {
+			logger.warn("Candidate '{}' competes for group '{}' again: no other process holds its lease under this "
+					+ "candidate id any more", this.candidateId, this.group);
+		}
+		else if (finding == DuplicateIdDetector.Finding.CONFLICT_STARTED && lease != null) {
+			logger.error("Candidate id '{}' is used by another live process: it took the lease of group '{}' under "
+					+ "this id in term {}, which this process never acquired (its last term was {}). Two processes "
+					+ "with one id take the lease from each other and neither leads, so this one stops competing for "
+					+ "the group until that lease is gone. Give every instance its own leader-election.candidate-id, "
+					+ "or leave it unset (the default, host name, process id and a random suffix, is unique).",
+					this.candidateId, this.group, lease.term(), this.duplicateId.highestOwnTerm());
+		}
 	}
 
 	// Transitions: each runs with the lock held and turns a change into events
@@ -842,7 +802,7 @@ final class GroupElector implements LeaderElection {
 				? Optional.of(Duration.ofNanos(now - this.storeAnsweredNanos)) : Optional.empty();
 		return new ElectionStatus(this.group, this.candidateId, beliefRemaining.isPresent(),
 				Optional.ofNullable(this.observed), beliefRemaining, sinceAnswered, this.consecutiveFailures,
-				this.store.backend(), Optional.ofNullable(this.conflict));
+				this.store.backend(), Optional.ofNullable(this.duplicateId.conflict()));
 	}
 
 	/** Time since this elector started competing, or null before it started. */

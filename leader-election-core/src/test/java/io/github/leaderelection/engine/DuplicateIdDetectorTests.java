@@ -1,0 +1,52 @@
+package io.github.leaderelection.engine;
+
+import java.time.Duration;
+
+import io.github.leaderelection.engine.DuplicateIdDetector.Finding;
+import io.github.leaderelection.spi.Lease;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DuplicateIdDetectorTests {
+
+	private static final long WINDOW = Duration.ofSeconds(30).toNanos();
+
+	private final DuplicateIdDetector detector = new DuplicateIdDetector("orders", "a", WINDOW);
+
+	@Test
+	void aNewerTermUnderThisIdSeenTwiceWithinTheWindowIsAnotherProcess() {
+		this.detector.acquired(5);
+		// Once: an administrator may have forced this very candidate.
+		assertThat(this.detector.observe(live(6), 0)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.conflict()).isNull();
+		assertThat(this.detector.observe(live(7), WINDOW - 1)).isEqualTo(Finding.CONFLICT_STARTED);
+		assertThat(this.detector.conflict()).contains("another process uses candidate id 'a'").contains("term 7");
+		assertThat(this.detector.observe(live(7), WINDOW)).isEqualTo(Finding.NOTHING);
+		// The other process's lease is gone: compete again.
+		assertThat(this.detector.observe(null, WINDOW + 1)).isEqualTo(Finding.CONFLICT_ENDED);
+		assertThat(this.detector.conflict()).isNull();
+	}
+
+	@Test
+	void termsSeenFurtherApartThanTheWindowOrBeforeAnyAcquireAreNotADuplicate() {
+		assertThat(this.detector.observe(live(6), 0)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(7), 1)).isEqualTo(Finding.NOTHING); // a
+																					// restart's
+																					// own
+																					// old
+																					// lease
+		this.detector.acquired(8);
+		assertThat(this.detector.observe(live(9), 0)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(10), WINDOW)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(8), WINDOW + 1)).isEqualTo(Finding.NOTHING); // its
+																							// own
+																							// term
+		assertThat(this.detector.conflict()).isNull();
+	}
+
+	private static Lease live(long term) {
+		return new Lease("orders", "a", term, Duration.ofSeconds(10), Duration.ZERO);
+	}
+
+}

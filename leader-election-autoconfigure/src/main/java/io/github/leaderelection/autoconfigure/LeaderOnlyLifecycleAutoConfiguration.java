@@ -4,9 +4,6 @@ import java.util.function.Supplier;
 
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.lifecycle.LeaderOnlyLifecycle;
-import io.github.leaderelection.lifecycle.LeaderOnlyLifecycleController;
-
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -43,16 +40,7 @@ public final class LeaderOnlyLifecycleAutoConfiguration {
 		Supplier<LeaderElectionProperties> election = () -> properties.getIfAvailable(LeaderElectionProperties::new);
 		return new LeaderOnlyLifecycleController(beanFactory, registry::getObject,
 				() -> election.get().determineGroup(environment), lifecycle.getBeans(),
-				() -> election.get().getShutdownTimeout()) {
-
-			@Override
-			protected RuntimeException misconfigured(String description, String action, @Nullable Throwable cause) {
-				// Explained by LeaderElectionFailureAnalyzer instead of a raw stack
-				// trace.
-				return new LeaderElectionConfigurationException(description, action, cause);
-			}
-
-		};
+				() -> election.get().getShutdownTimeout());
 	}
 
 }

@@ -10,7 +10,6 @@ import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.lifecycle.LeaderOnlyLifecycle;
-import io.github.leaderelection.lifecycle.LeaderOnlyLifecycleController;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.LeaderElectionTestSupport;

@@ -1,4 +1,4 @@
-package io.github.leaderelection.lifecycle;
+package io.github.leaderelection.autoconfigure;
 
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -18,6 +18,7 @@ import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
+import io.github.leaderelection.lifecycle.LeaderOnlyLifecycle;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -53,13 +54,13 @@ import org.springframework.core.Ordered;
  * for each at most the stop timeout, before later listeners run and, on shutdown, before
  * the lease is released.
  */
-public class LeaderOnlyLifecycleController
+final class LeaderOnlyLifecycleController
 		implements BeanPostProcessor, SmartInitializingSingleton, LeaderElectionListener, Ordered {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderOnlyLifecycleController.class);
 
 	/** The property that binds beans by name, named in error messages. */
-	public static final String BEANS_PROPERTY = "leader-election.lifecycle.beans";
+	static final String BEANS_PROPERTY = "leader-election.lifecycle.beans";
 
 	private final ConfigurableListableBeanFactory beanFactory;
 
@@ -83,7 +84,7 @@ public class LeaderOnlyLifecycleController
 	 * @param configuredBeanNames names of beans bound to the default group
 	 * @param stopTimeout how long to wait for each bean to stop
 	 */
-	public LeaderOnlyLifecycleController(ConfigurableListableBeanFactory beanFactory,
+	LeaderOnlyLifecycleController(ConfigurableListableBeanFactory beanFactory,
 			Supplier<LeaderElectionRegistry> registry, Supplier<String> defaultGroup,
 			Collection<String> configuredBeanNames, Supplier<Duration> stopTimeout) {
 		this.beanFactory = Objects.requireNonNull(beanFactory, "beanFactory");
@@ -199,15 +200,11 @@ public class LeaderOnlyLifecycleController
 	}
 
 	/**
-	 * The exception for a declaration that cannot work, thrown while the context starts.
-	 * The auto-configuration turns it into one its failure analyzer explains.
-	 * @param description what is wrong
-	 * @param action how to fix it
-	 * @param cause the failure behind it, if any
-	 * @return the exception to throw
+	 * A bad binding or a declaration that cannot work, thrown while the context starts
+	 * and explained by the failure analyzer.
 	 */
-	protected RuntimeException misconfigured(String description, String action, @Nullable Throwable cause) {
-		return new IllegalStateException(description + " " + action, cause);
+	private static RuntimeException misconfigured(String description, String action, @Nullable Throwable cause) {
+		return new LeaderElectionConfigurationException(description, action, cause);
 	}
 
 	@Override

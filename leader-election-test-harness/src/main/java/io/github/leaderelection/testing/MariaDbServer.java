@@ -79,12 +79,6 @@ public final class MariaDbServer extends StoreServer {
 	}
 
 	@Override
-	public void stop(boolean crash) throws Exception {
-		signal(crash ? "KILL" : "TERM");
-		awaitExit();
-	}
-
-	@Override
 	public boolean answers() {
 		try (Connection connection = DriverManager.getConnection(url("") + "?connectTimeout=500&socketTimeout=1000",
 				"root", "")) {

@@ -38,12 +38,6 @@ public final class RedisServer extends StoreServer {
 	}
 
 	@Override
-	public void stop(boolean crash) throws Exception {
-		signal(crash ? "KILL" : "TERM");
-		awaitExit();
-	}
-
-	@Override
 	public boolean answers() {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 500);

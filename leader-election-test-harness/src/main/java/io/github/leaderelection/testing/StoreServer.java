@@ -60,9 +60,13 @@ public abstract class StoreServer implements AutoCloseable {
 
 	/**
 	 * Stops the server: a crash ({@code kill -9}, or what the server treats as one) or a
-	 * clean shutdown.
+	 * clean shutdown. By default {@code SIGKILL} or {@code SIGTERM} to the server's
+	 * process, then waits for it to exit.
 	 */
-	public abstract void stop(boolean crash) throws Exception;
+	public void stop(boolean crash) throws Exception {
+		signal(crash ? "KILL" : "TERM");
+		awaitExit();
+	}
 
 	/** Starts the server again on the same port and data, and returns once it answers. */
 	public abstract void restart() throws Exception;

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.memory.InMemoryLeaseStore;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,6 +59,30 @@ class VirtualElectionSchedulerTests {
 		assertThat(this.time.nanoTime()).isEqualTo(1_000);
 		this.time.runDueTasks();
 		assertThat(this.ran).containsExactly("due@100 ran@1000");
+	}
+
+	/** The example of docs/operations.md, with the default timing. */
+	@Test
+	void drivesTwoEnginesThroughAPauseAsTheOperationsGuideShows() {
+		InMemoryLeaseStore store = new InMemoryLeaseStore(this.time::nanoTime);
+		try (LeaderElectionEngine a = LeaderElectionEngine.builder(store).candidateId("a").scheduler(this.time).build();
+				LeaderElectionEngine b = LeaderElectionEngine.builder(store)
+					.candidateId("b")
+					.scheduler(this.time)
+					.build()) {
+			LeaderElection orders = a.join("orders");
+			LeaderElection other = b.join("orders");
+			a.start();
+			b.start();
+			this.time.advance(Duration.ofMillis(100));
+			assertThat(orders.isLeader() ^ other.isLeader()).isTrue();
+			long term = orders.leadership().or(other::leadership).orElseThrow().term();
+			this.time.pause(Duration.ofSeconds(20));
+			assertThat(orders.isLeader() || other.isLeader()).isFalse();
+			this.time.advance(Duration.ofSeconds(5));
+			assertThat(orders.isLeader() ^ other.isLeader()).isTrue();
+			assertThat(orders.leadership().or(other::leadership).orElseThrow().term()).isGreaterThan(term);
+		}
 	}
 
 	@Test

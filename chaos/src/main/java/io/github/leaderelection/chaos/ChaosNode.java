@@ -106,12 +106,19 @@ public final class ChaosNode {
 	/** The last leadership the job saw, which a rogue job goes on acting on. */
 	private volatile @Nullable Leadership lastLeadership;
 
+	/** The rate the election clock runs at, set by the harness (skew-leader). */
+	private final Path clockRateFile;
+
+	/** The engine's threads and its clock, which a fault may skew. */
+	private final SkewableScheduler scheduler = new SkewableScheduler();
+
 	private ChaosNode(Map<String, String> options) {
 		this.options = options;
 		this.key = option("key");
 		this.belief = BeliefMode.of(option("belief"));
 		this.log = new EventLog(Path.of(option("log")));
 		this.rogueFile = Path.of(option("rogue-file"));
+		this.clockRateFile = Path.of(option("clock-rate-file"));
 	}
 
 	public static void main(String[] args) throws Exception {
@@ -132,6 +139,7 @@ public final class ChaosNode {
 		LeaderElectionEngine engine = LeaderElectionEngine.builder(store)
 			.candidateId(candidateId)
 			.timing(timing)
+			.scheduler(this.scheduler)
 			.shutdownTimeout(Duration.ofSeconds(2))
 			.listener(new Listener())
 			.build();
@@ -143,6 +151,7 @@ public final class ChaosNode {
 		System.out.flush();
 		daemon("chaos-probe", () -> probe(election));
 		daemon("chaos-clock", this::clock);
+		daemon("chaos-clock-rate", this::followClockRate);
 		act(election, table, longOption("action-period-ms"), longOption("work-ms"));
 	}
 
@@ -182,6 +191,32 @@ public final class ChaosNode {
 		while (this.running) {
 			this.log.write("clock", EventLog.now(), System.currentTimeMillis());
 			sleep(1000);
+		}
+	}
+
+	/**
+	 * Runs the election clock at the rate the harness wrote to the node's rate file, and
+	 * records when each rate took effect: the checker measures this node's deadlines on
+	 * that clock.
+	 */
+	private void followClockRate() {
+		while (this.running) {
+			double rate = readClockRate();
+			if (rate != this.scheduler.rate()) {
+				long since = this.scheduler.rate(rate);
+				this.log.write("rate", since, rate);
+			}
+			sleep(10);
+		}
+	}
+
+	private double readClockRate() {
+		try {
+			return Files.exists(this.clockRateFile) ? Double.parseDouble(Files.readString(this.clockRateFile).trim())
+					: 1.0;
+		}
+		catch (IOException | NumberFormatException ex) {
+			return this.scheduler.rate(); // being replaced; next time
 		}
 	}
 

@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
@@ -55,6 +56,12 @@ final class ChaosRun {
 	private static final Duration FIRST_LEADER_WAIT = Duration.ofSeconds(180);
 
 	private static final Duration READY_WAIT = Duration.ofMillis(2500);
+
+	/**
+	 * How long a node may take to apply a new clock rate: it looks at its rate file every
+	 * 10 ms.
+	 */
+	private static final long CLOCK_RATE_TAKES = 100;
 
 	/**
 	 * The node whose wall clock jumps, the only one run under libfaketime: its lock
@@ -108,9 +115,9 @@ final class ChaosRun {
 				startStores();
 				log.write("run", EventLog.now(), System.currentTimeMillis(), this.settings.name(),
 						this.settings.backend(), this.settings.seed(), this.settings.belief(),
-						this.settings.fencing() ? "on" : "off", this.settings.timing().leaseDuration().toNanos(),
-						this.settings.timing().renewDeadline().toNanos(),
-						this.settings.timing().retryPeriod().toNanos());
+						this.settings.fencing() ? "on" : "off", this.settings.longest().leaseDuration().toNanos(),
+						this.settings.longest().renewDeadline().toNanos(),
+						this.settings.longest().retryPeriod().toNanos());
 				for (int i = 0; i < this.nodes.length; i++) {
 					this.proxies.add(new TcpProxy(this.store.port()));
 					this.fenceProxies.add(new TcpProxy(this.fenceDatabase.port()));
@@ -182,9 +189,10 @@ final class ChaosRun {
 	}
 
 	private boolean inject(FaultType type) throws Exception {
-		long lease = this.settings.timing().leaseDuration().toMillis();
-		long renew = this.settings.timing().renewDeadline().toMillis();
-		long retry = this.settings.timing().retryPeriod().toMillis();
+		// Faults last as long as the slowest node needs.
+		long lease = this.settings.longest().leaseDuration().toMillis();
+		long renew = this.settings.longest().renewDeadline().toMillis();
+		long retry = this.settings.longest().retryPeriod().toMillis();
 		Optional<NodeProcess> leader = awaitLeader(LEADER_WAIT);
 		boolean needsLeader = type != FaultType.RESTART_STORE && type != FaultType.CLOCK_JUMP
 				&& type != FaultType.KILL_FOLLOWER && type != FaultType.CUT_FOLLOWER && type != FaultType.SLOW_STORE
@@ -277,6 +285,24 @@ final class ChaosRun {
 				Files.deleteIfExists(rogue);
 				this.log.write("fault", type, t0, EventLog.now(), node.key(), cut + "ms");
 			}
+			case SKEW_LEADER -> {
+				NodeProcess node = leader.get();
+				double rate = this.settings.clockRates().draw(this.random);
+				// Long enough for its belief to end on its own clock while cut off.
+				long cut = (long) (renew / rate) + 200 + this.random.nextInt(1000);
+				TcpProxy proxy = this.proxies.get(node.index());
+				Path rateFile = clockRateFile(node.index());
+				long t0 = EventLog.now();
+				setClockRate(rateFile, rate);
+				sleep(CLOCK_RATE_TAKES);
+				proxy.cut();
+				sleep(cut);
+				proxy.heal();
+				setClockRate(rateFile, 1.0);
+				sleep(CLOCK_RATE_TAKES);
+				this.log.write("fault", type, t0, EventLog.now(), node.key(),
+						String.format(Locale.ROOT, "rate-%.3f-cut-%dms", rate, cut));
+			}
 			case HANG_LEADER -> {
 				NodeProcess node = leader.get();
 				long hang = lease + retry + 1000 + this.random.nextInt(2000);
@@ -313,6 +339,17 @@ final class ChaosRun {
 
 	private Path rogueFile(int index) {
 		return this.directory.resolve("rogue-" + index);
+	}
+
+	private Path clockRateFile(int index) {
+		return this.directory.resolve("clock-rate-" + index);
+	}
+
+	/** Written whole, then moved in place: the node never reads half a number. */
+	private void setClockRate(Path file, double rate) throws IOException {
+		Path next = file.resolveSibling(file.getFileName() + ".next");
+		Files.writeString(next, Double.toString(rate));
+		Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
 	}
 
 	private NodeProcess randomFollower(Optional<NodeProcess> leader) {
@@ -386,12 +423,14 @@ final class ChaosRun {
 		options.put("fence-user", this.fenceDatabase.jdbcUser());
 		options.put("log", this.directory.resolve("node-" + key + ".log").toString());
 		options.put("rogue-file", rogueFile(index).toString());
-		options.put("lease-ms", Long.toString(this.settings.timing().leaseDuration().toMillis()));
-		options.put("renew-ms", Long.toString(this.settings.timing().renewDeadline().toMillis()));
-		options.put("retry-ms", Long.toString(this.settings.timing().retryPeriod().toMillis()));
+		options.put("clock-rate-file", clockRateFile(index).toString());
+		ElectionTiming timing = this.settings.timing(index);
+		options.put("lease-ms", Long.toString(timing.leaseDuration().toMillis()));
+		options.put("renew-ms", Long.toString(timing.renewDeadline().toMillis()));
+		options.put("retry-ms", Long.toString(timing.retryPeriod().toMillis()));
 		// A ZooKeeper lease lasts as long as the session, which must be at least the
 		// lease duration.
-		options.put("session-ms", Long.toString(zookeeperSessionTimeout(this.settings.timing()).toMillis()));
+		options.put("session-ms", Long.toString(zookeeperSessionTimeout(timing).toMillis()));
 		options.put("belief", this.settings.belief().toString());
 		options.put("fencing", Boolean.toString(this.settings.fencing()));
 		options.put("action-period-ms", "50");

@@ -2,16 +2,20 @@ package io.github.leaderelection.chaos;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Random;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
 
 /**
- * What one run does: which store, which faults and how many, how the nodes believe and
- * write.
+ * What one run does: which store, which faults and how many, how the nodes time their
+ * elections, believe and write.
  *
  * @param name the run's name: its directory under {@code output} and its summary's prefix
  * @param backend the store
@@ -20,14 +24,16 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
  * {@code faults}
  * @param faults inject at least this many faults (a timed run goes on until it has them)
  * @param nodes how many candidate processes
- * @param timing the election timing of every node
+ * @param timings the election timing of each node, by index
  * @param faultTypes the faults to draw from
  * @param belief how the nodes decide that they lead
  * @param fencing whether writes carry their term to a fence
+ * @param clockRates the rates {@code skew-leader} draws from for the leader's clock
  * @param output the directory of runs and summaries
  */
 record ChaosSettings(String name, Backend backend, long seed, Duration duration, int faults, int nodes,
-		ElectionTiming timing, Set<FaultType> faultTypes, BeliefMode belief, boolean fencing, Path output) {
+		List<ElectionTiming> timings, Set<FaultType> faultTypes, BeliefMode belief, boolean fencing,
+		ClockRates clockRates, Path output) {
 
 	/**
 	 * Lease 2 s, renew deadline 1.5 s, retry 400 ms: a fault cycle takes a few seconds.
@@ -35,11 +41,19 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	static final ElectionTiming TIMING = new ElectionTiming(Duration.ofSeconds(2), Duration.ofMillis(1500),
 			Duration.ofMillis(400));
 
+	/**
+	 * Nodes do not have to agree on their timing: each writes its own lease, and each
+	 * believes for its own renew deadline. The checked runs give the nodes
+	 * {@link #TIMING} scaled by these factors, in turn.
+	 */
+	private static final double[] TIMING_FACTORS = { 1.0, 1.25, 0.8 };
+
 	ChaosSettings {
 		Objects.requireNonNull(backend, "backend");
-		Objects.requireNonNull(timing, "timing");
 		Objects.requireNonNull(belief, "belief");
+		Objects.requireNonNull(clockRates, "clockRates");
 		Objects.requireNonNull(output, "output");
+		timings = List.copyOf(timings);
 		faultTypes = Set.copyOf(faultTypes);
 		if (faultTypes.isEmpty()) {
 			throw new IllegalArgumentException("No fault to inject");
@@ -47,12 +61,18 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 		if (nodes < 2) {
 			throw new IllegalArgumentException("An election needs at least 2 nodes, not " + nodes);
 		}
+		if (timings.size() != nodes) {
+			throw new IllegalArgumentException(timings.size() + " timings for " + nodes + " nodes");
+		}
 	}
 
-	/** The checked configuration: every fault, library belief, fencing on. */
+	/**
+	 * The checked configuration: every fault, nodes with different timings, clocks skewed
+	 * within the margin, library belief, fencing on.
+	 */
 	static ChaosSettings safe(Backend backend, long seed, Duration duration, int faults, Path output) {
-		return new ChaosSettings(backend.id(), backend, seed, duration, faults, 3, TIMING,
-				EnumSet.allOf(FaultType.class), BeliefMode.LIBRARY, true, output);
+		return new ChaosSettings(backend.id(), backend, seed, duration, faults, 3, mixedTimings(3),
+				EnumSet.allOf(FaultType.class), BeliefMode.LIBRARY, true, ClockRates.withinMargin(TIMING), output);
 	}
 
 	/**
@@ -60,8 +80,61 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	 * fencing, paused past their lease.
 	 */
 	static ChaosSettings control(Backend backend, long seed, int faults, Path output) {
-		return new ChaosSettings("control-" + backend.id(), backend, seed, null, faults, 3, TIMING,
-				EnumSet.of(FaultType.STOP_LEADER), BeliefMode.FLAG, false, output);
+		return new ChaosSettings("control-" + backend.id(), backend, seed, null, faults, 3,
+				Collections.nCopies(3, TIMING), EnumSet.of(FaultType.STOP_LEADER), BeliefMode.FLAG, false,
+				ClockRates.withinMargin(TIMING), output);
+	}
+
+	/**
+	 * The clock control: nodes that do everything right, but whose leader's clock runs at
+	 * half the store's rate while its link is cut, twice as slow as the margin allows.
+	 */
+	static ChaosSettings clockControl(Backend backend, long seed, int faults, Path output) {
+		return new ChaosSettings("clock-control-" + backend.id(), backend, seed, null, faults, 3,
+				Collections.nCopies(3, TIMING), EnumSet.of(FaultType.SKEW_LEADER), BeliefMode.LIBRARY, true,
+				new ClockRates(0.5, 0.5), output);
+	}
+
+	/** These settings with only some of their faults. */
+	ChaosSettings withFaultTypes(Set<FaultType> only) {
+		return new ChaosSettings(this.name, this.backend, this.seed, this.duration, this.faults, this.nodes,
+				this.timings, only, this.belief, this.fencing, this.clockRates, this.output);
+	}
+
+	/** These settings with other timings. */
+	ChaosSettings withTimings(List<ElectionTiming> other) {
+		return new ChaosSettings(this.name, this.backend, this.seed, this.duration, this.faults, this.nodes, other,
+				this.faultTypes, this.belief, this.fencing, this.clockRates, this.output);
+	}
+
+	static List<ElectionTiming> mixedTimings(int nodes) {
+		return IntStream.range(0, nodes)
+			.mapToObj((node) -> scaled(TIMING_FACTORS[node % TIMING_FACTORS.length]))
+			.toList();
+	}
+
+	private static ElectionTiming scaled(double factor) {
+		return new ElectionTiming(scaled(TIMING.leaseDuration(), factor), scaled(TIMING.renewDeadline(), factor),
+				scaled(TIMING.retryPeriod(), factor));
+	}
+
+	private static Duration scaled(Duration duration, double factor) {
+		return Duration.ofMillis(Math.round(duration.toMillis() * factor));
+	}
+
+	ElectionTiming timing(int node) {
+		return this.timings.get(node);
+	}
+
+	/**
+	 * The longest lease, renew deadline and retry period of any node: what faults last
+	 * and what the liveness bounds allow.
+	 */
+	ElectionTiming longest() {
+		return new ElectionTiming(
+				this.timings.stream().map(ElectionTiming::leaseDuration).max(Duration::compareTo).orElseThrow(),
+				this.timings.stream().map(ElectionTiming::renewDeadline).max(Duration::compareTo).orElseThrow(),
+				this.timings.stream().map(ElectionTiming::retryPeriod).max(Duration::compareTo).orElseThrow());
 	}
 
 	Path directory() {
@@ -70,6 +143,35 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 
 	Path summaryFile() {
 		return this.output.resolve(this.name + "-summary.json");
+	}
+
+	/**
+	 * The rates, relative to real time, at which {@code skew-leader} runs the leader's
+	 * election clock, drawn uniformly.
+	 */
+	record ClockRates(double slowest, double fastest) {
+
+		ClockRates {
+			if (!(slowest > 0) || fastest < slowest) {
+				throw new IllegalArgumentException("Clock rates from " + slowest + " to " + fastest);
+			}
+		}
+
+		/**
+		 * Within the margin the README states: a belief of one renew deadline on the
+		 * slowest clock still ends before the store's lease, with a twentieth of the
+		 * lease to spare (0.8 with the chaos timing, whose margin is 0.75); up to a
+		 * quarter fast.
+		 */
+		static ClockRates withinMargin(ElectionTiming timing) {
+			double limit = (double) timing.renewDeadline().toNanos() / timing.leaseDuration().toNanos();
+			return new ClockRates(limit + 0.05, 1.25);
+		}
+
+		double draw(Random random) {
+			return this.slowest + random.nextDouble() * (this.fastest - this.slowest);
+		}
+
 	}
 
 }

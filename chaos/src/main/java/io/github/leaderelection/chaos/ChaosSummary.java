@@ -128,10 +128,15 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "seed", this.settings.seed());
 		field(json, "durationSeconds", format(this.durationSeconds));
 		field(json, "nodes", this.settings.nodes());
-		field(json, "timing",
-				"{\"leaseMillis\": " + this.settings.timing().leaseDuration().toMillis() + ", \"renewDeadlineMillis\": "
-						+ this.settings.timing().renewDeadline().toMillis() + ", \"retryPeriodMillis\": "
-						+ this.settings.timing().retryPeriod().toMillis() + "}");
+		field(json, "timings",
+				this.settings.timings()
+					.stream()
+					.map((timing) -> "{\"leaseMillis\": " + timing.leaseDuration().toMillis()
+							+ ", \"renewDeadlineMillis\": " + timing.renewDeadline().toMillis()
+							+ ", \"retryPeriodMillis\": " + timing.retryPeriod().toMillis() + "}")
+					.collect(Collectors.joining(", ", "[", "]")));
+		field(json, "clockRates", "{\"slowest\": " + format(this.settings.clockRates().slowest()) + ", \"fastest\": "
+				+ format(this.settings.clockRates().fastest()) + "}");
 		field(json, "belief", quote(this.settings.belief().toString()));
 		field(json, "fencing", this.settings.fencing());
 		field(json, "faults",
@@ -188,12 +193,17 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 	String table() {
 		StringBuilder table = new StringBuilder();
 		table.append(String.format(Locale.ROOT,
-				"Chaos run '%s': %s, seed %d, %.0f s, %d faults, %d nodes (lease %d ms, "
-						+ "renew deadline %d ms, retry %d ms), belief %s, fencing %s%n",
+				"Chaos run '%s': %s, seed %d, %.0f s, %d faults, %d nodes (lease/renew deadline/retry %s ms), "
+						+ "skewed clocks at %.2f-%.2f, belief %s, fencing %s%n",
 				this.settings.name(), this.settings.backend(), this.settings.seed(), this.durationSeconds, faultCount(),
-				this.settings.nodes(), this.settings.timing().leaseDuration().toMillis(),
-				this.settings.timing().renewDeadline().toMillis(), this.settings.timing().retryPeriod().toMillis(),
-				this.settings.belief(), this.settings.fencing() ? "on" : "off"));
+				this.settings.nodes(),
+				this.settings.timings()
+					.stream()
+					.map((timing) -> timing.leaseDuration().toMillis() + "/" + timing.renewDeadline().toMillis() + "/"
+							+ timing.retryPeriod().toMillis())
+					.collect(Collectors.joining(", ")),
+				this.settings.clockRates().slowest(), this.settings.clockRates().fastest(), this.settings.belief(),
+				this.settings.fencing() ? "on" : "off"));
 		row(table, "belief intervals", this.beliefIntervals + " in " + this.processes + " processes");
 		row(table, "overlapping beliefs", this.overlaps + " (" + format(this.overlapMillis) + " ms)");
 		row(table, "actions outside belief", Long.toString(this.actionsOutsideBelief));

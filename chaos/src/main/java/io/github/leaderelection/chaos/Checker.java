@@ -35,11 +35,13 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
  * a lease taken over early only after that wait, counted from after the call).</li>
  * <li>{@code E}: the earliest of (a) the start of the latest acquire or renew call of
  * term T whose outcome was success or is unknown (the node died during it), plus the
- * renew deadline (the engine counts its deadline from a moment no later than that start,
- * and {@code isLeader()} compares it at call time); (b) the time the revoked event for T
- * was recorded (the engine stops believing before it publishes it); (c) the start of a
- * release of the lease of term T (the engine releases only after it stopped believing);
- * (d) the time the process was seen dead.</li>
+ * renew deadline on the node's election clock (the engine counts its deadline from a
+ * moment no later than that start, and {@code isLeader()} compares it at call time; a
+ * clock that {@code skew-leader} slowed takes longer to get there, so the checker runs it
+ * at the rates the node recorded); (b) the time the revoked event for T was recorded (the
+ * engine stops believing before it publishes it); (c) the start of a release of the lease
+ * of term T (the engine releases only after it stopped believing); (d) the time the
+ * process was seen dead.</li>
  * </ul>
  * The bounds rest on two rules of the engine, so the checker verifies them against what
  * the node observed: every sample of the 1 ms probe that saw T, every check that allowed
@@ -118,8 +120,33 @@ final class Checker {
 
 		final List<long[]> stalls = new ArrayList<>(); // from, to
 
+		/** The rate of its election clock from each instant on (skew-leader). */
+		final TreeMap<Long, Double> clockRates = new TreeMap<>();
+
 		Incarnation(String key) {
 			this.key = key;
+		}
+
+		/**
+		 * When this node's election clock, running at the rates it recorded (1 before the
+		 * first), has advanced by a duration from an instant: a deadline it counts from
+		 * that instant, in real time. Rounded up, so that it stays a bound.
+		 */
+		long afterOnItsClock(long from, long nanos) {
+			Map.Entry<Long, Double> current = this.clockRates.floorEntry(from);
+			double rate = (current != null) ? current.getValue() : 1.0;
+			double left = nanos;
+			long time = from;
+			for (Map.Entry<Long, Double> next : this.clockRates.tailMap(from, false).entrySet()) {
+				double span = (next.getKey() - time) * rate;
+				if (left <= span) {
+					break;
+				}
+				left -= span;
+				time = next.getKey();
+				rate = next.getValue();
+			}
+			return time + (long) Math.ceil(left / rate);
 		}
 
 	}
@@ -193,6 +220,7 @@ final class Checker {
 							f[4].equals("accepted") ? 1 : f[4].equals("refused") ? 0 : -1 });
 					case "clock" -> node.clocks.add(new long[] { l(f[1]), l(f[2]) });
 					case "stall" -> node.stalls.add(new long[] { l(f[1]), l(f[2]) });
+					case "rate" -> node.clockRates.put(l(f[1]), Double.parseDouble(f[2]));
 					case "ready" -> node.ready = Math.min(node.ready, l(f[1]));
 					case "release-end" -> node.releaseEnds.add(l(f[1]));
 					default -> {
@@ -300,7 +328,7 @@ final class Checker {
 						lastStart = Math.max(lastStart, renew.getKey());
 					}
 				}
-				long end = Math.min(lastStart + node.renewDeadline, node.death);
+				long end = Math.min(node.afterOnItsClock(lastStart, node.renewDeadline), node.death);
 				for (Long bound : new Long[] { node.revoked.get(term), node.released.get(term) }) {
 					if (bound != null) {
 						end = Math.min(end, bound);

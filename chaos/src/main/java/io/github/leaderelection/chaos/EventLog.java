@@ -29,6 +29,7 @@ import java.nio.file.Path;
  * action &lt;c0&gt; &lt;c1&gt; &lt;term&gt; &lt;w0&gt; &lt;w1&gt; &lt;accepted|refused|error&gt;
  * clock &lt;t&gt; &lt;wallMillis&gt;
  * stall &lt;tFrom&gt; &lt;tTo&gt;                (the probe did not run in between, see ChaosNode)
+ * rate &lt;t&gt; &lt;rate&gt;                   (its election clock runs at this rate from t on)
  * exit &lt;t&gt;
  * </pre> A probe line says that the sample of {@code leadership()} read between p0 and p1
  * saw {@code fromTerm} (0: none) and the next one, read between t0 and t1, saw

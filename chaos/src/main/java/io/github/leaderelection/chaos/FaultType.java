@@ -74,6 +74,14 @@ enum FaultType {
 	ROGUE_LEADER("rogue-leader"),
 
 	/**
+	 * The leader's election clock (the monotonic clock its deadlines are measured on)
+	 * runs at another rate than real time, drawn from the run's {@code clockRates}
+	 * (within the margin: 0 overlaps expected; the clock control goes beyond it), while
+	 * its store link is cut for longer than its belief can last (issue 17).
+	 */
+	SKEW_LEADER("skew-leader"),
+
+	/**
 	 * The store server crashes or stops, and starts again after 0 to 1.5 renew deadlines
 	 * (F27, F23, Redis data loss).
 	 */

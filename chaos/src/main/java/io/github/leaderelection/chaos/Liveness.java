@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.testing.ZookeeperServer;
 
 /**
@@ -27,11 +28,11 @@ import io.github.leaderelection.testing.ZookeeperServer;
  * fault plus the lease and 2 retry periods, and that round trip;</li>
  * <li>no fault before it: the same, from the start of the gap;</li>
  * <li>on ZooKeeper, a fault on the leader's link ({@code cut-leader},
- * {@code hang-leader}, {@code rogue-leader}) may also end when the leader is back: the
- * link's end plus the client's reconnect wait (up to 2 s, see {@link Bounds}) and 2 retry
- * periods. What the leader sent during the fault reaches the server when the link heals,
- * as TCP retransmits it, so its session, and its place in the queue, outlive any fault
- * shorter than the session timeout.</li>
+ * {@code hang-leader}, {@code rogue-leader}, {@code skew-leader}) may also end when the
+ * leader is back: the link's end plus the client's reconnect wait (up to 2 s, see
+ * {@link Bounds}) and 2 retry periods. What the leader sent during the fault reaches the
+ * server when the link heals, as TCP retransmits it, so its session, and its place in the
+ * queue, outlive any fault shorter than the session timeout.</li>
  * </ul>
  * Each bound counts from the moment a process other than the fault's target runs its
  * election: a candidate that is still starting cannot take over. The belief intervals are
@@ -84,14 +85,16 @@ final class Liveness {
 	record Bounds(long lease, long retry, long sessionReconnect) {
 
 		static Bounds of(ChaosSettings settings) {
-			long lease = settings.timing().leaseDuration().toNanos();
+			// The nodes' longest lease and retry period: whoever crashed, whoever takes
+			// over.
+			ElectionTiming timing = settings.longest();
+			long lease = timing.leaseDuration().toNanos();
 			long reconnect = 0;
 			if (settings.backend() == Backend.ZOOKEEPER) {
 				reconnect = Duration.ofSeconds(2).toNanos();
-				lease = ChaosRun.zookeeperSessionTimeout(settings.timing()).toNanos()
-						+ ZookeeperServer.TICK_MILLIS * 1_000_000L;
+				lease = ChaosRun.zookeeperSessionTimeout(timing).toNanos() + ZookeeperServer.TICK_MILLIS * 1_000_000L;
 			}
-			return new Bounds(lease, settings.timing().retryPeriod().toNanos(), reconnect);
+			return new Bounds(lease, timing.retryPeriod().toNanos(), reconnect);
 		}
 
 		long crash() {
@@ -185,8 +188,8 @@ final class Liveness {
 			default -> fault.start();
 		};
 		long clock = candidates.takeOverPossibleFrom(from, fault.target());
-		if (bounds.sessionReconnect() > 0
-				&& (type == FaultType.CUT_LEADER || type == FaultType.HANG_LEADER || type == FaultType.ROGUE_LEADER)) {
+		if (bounds.sessionReconnect() > 0 && (type == FaultType.CUT_LEADER || type == FaultType.HANG_LEADER
+				|| type == FaultType.ROGUE_LEADER || type == FaultType.SKEW_LEADER)) {
 			// ZooKeeper: the session outlives a link fault shorter than the session
 			// timeout; the cut-off leader gives up its place once it is back.
 			long back = fault.end() + bounds.sessionReconnect() + 2 * bounds.retry();

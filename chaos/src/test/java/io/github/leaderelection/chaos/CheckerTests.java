@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -196,6 +197,44 @@ class CheckerTests {
 		// Had the fence let it through, the table shows a stale write, and the run fails.
 		this.harness.add("write 2 a 1");
 		assertThat(check().passed()).isFalse();
+	}
+
+	@Test
+	void aLeaderWhoseClockRunsSlowBelievesForItsRenewDeadlineOnItsOwnClock() throws IOException {
+		// From 100, a's clock runs at half the rate: the renew deadline of 1500 on its
+		// clock, counted from the renewal at 400, ends at 3400, and b's grant at 2510
+		// overlaps it.
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		record("a", "rate", ms(100), 0.5);
+		renew("a", 400, 410, 1, "true");
+		node("b", "library");
+		acquire("b", 2500, 2510, 2);
+		this.endMillis = 4000;
+		ChaosSummary summary = check();
+		assertThat(summary.overlaps()).isOne();
+		assertThat(summary.overlapMillis()).isEqualTo(890.0);
+		assertThat(summary.passed()).isFalse();
+	}
+
+	@Test
+	void aClockSlowedForAWhileMovesTheDeadlineByWhatItLost() throws IOException {
+		// Half rate from 100 to 1000: of the deadline of 1500 counted from 400, 300 pass
+		// by 1000 and the other 1200 by 2200. The probe saw term 1 until 2100.
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		record("a", "rate", ms(100), 0.5);
+		renew("a", 400, 410, 1, "true");
+		record("a", "rate", ms(1000), 1.0);
+		record("a", "probe", ms(0), ms(0), ms(20), ms(20), 0, 1);
+		record("a", "probe", ms(2100), ms(2100), ms(2201), ms(2201), 1, 0);
+		node("b", "library");
+		acquire("b", 2500, 2510, 2);
+		this.endMillis = 4000;
+		ChaosSummary summary = check();
+		assertThat(summary.unexplainedBeliefs()).isZero();
+		assertThat(summary.overlaps()).isZero();
+		assertThat(summary.violations()).isEmpty();
 	}
 
 	@Test
@@ -409,8 +448,10 @@ class CheckerTests {
 		lines.addAll(this.harness);
 		lines.add("end " + ms(this.endMillis));
 		Files.write(this.directory.resolve("harness.log"), lines);
+		// Every node on the same timing, which the bounds here are worked out from.
 		return Checker.check(this.directory,
-				ChaosSettings.safe(Backend.JDBC_MARIADB, 1, null, 1, this.directory.resolve("out")));
+				ChaosSettings.safe(Backend.JDBC_MARIADB, 1, null, 1, this.directory.resolve("out"))
+					.withTimings(Collections.nCopies(3, ChaosSettings.TIMING)));
 	}
 
 }

@@ -38,8 +38,7 @@ class ConfiguredChaosRun {
 				.map(String::trim)
 				.map(FaultType::of)
 				.collect(Collectors.toSet());
-			settings = new ChaosSettings(settings.name(), backend, settings.seed(), duration, faults, settings.nodes(),
-					settings.timing(), only, settings.belief(), settings.fencing(), settings.output());
+			settings = settings.withFaultTypes(only);
 		}
 		ChaosSummary summary = new ChaosRun(settings).run();
 		ChaosTests.assertKeptEveryPromise(summary);

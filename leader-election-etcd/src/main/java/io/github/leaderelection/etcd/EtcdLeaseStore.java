@@ -1,0 +1,474 @@
+package io.github.leaderelection.etcd;
+
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.LeaseOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link LeaseStore} on etcd v3, through jetcd. Each group has two keys under the
+ * namespace:
+ * <ul>
+ * <li>{@code <namespace>/groups/<group>/record}: the group's record (term, holder, the
+ * etcd lease that backs the holder's lease and the candidate it was granted to, and an
+ * earlier holder's etcd lease that a new holder still waits out). It is never deleted, so
+ * terms survive releases and re-elections;</li>
+ * <li>{@code <namespace>/groups/<group>/lease}: a key attached to the holder's etcd
+ * lease, which etcd deletes when the lease expires: followers watching the group hear of
+ * it at once.</li>
+ * </ul>
+ * Expiry is judged by etcd alone: a lease lives as long as its etcd lease, whose TTL is
+ * the lease duration rounded up to whole seconds (etcd counts TTLs in seconds). etcd may
+ * extend a lease when its own leader changes, never shorten it; a holder's belief ends at
+ * its renew deadline whatever etcd does, so a lease that outlives its TTL only delays the
+ * next holder. Remaining times read from etcd are rounded up by a second, so that a new
+ * holder waits out an old lease too long rather than too short.
+ *
+ * <p>
+ * Every write is a transaction compared on the record's revision: a holder that lost its
+ * lease cannot renew or release the new holder's. Terms are counted in the record; after
+ * a wiped or restored etcd, this store still hands out terms above those it saw itself
+ * (it remembers the highest term per group), as the Redis store does.
+ *
+ * <p>
+ * The store uses the {@link Client} it is given and never closes it.
+ */
+public class EtcdLeaseStore implements LeaseStore {
+
+	private static final Logger logger = LoggerFactory.getLogger(EtcdLeaseStore.class);
+
+	/** The namespace used when none is given. */
+	public static final String DEFAULT_NAMESPACE = "leader-election";
+
+	static final String NAMESPACE_PATTERN = "^[A-Za-z][A-Za-z0-9_.]*(-[A-Za-z0-9_.]+)*(/[A-Za-z][A-Za-z0-9_.]*(-[A-Za-z0-9_.]+)*)*$";
+
+	private static final Pattern NAMESPACE = Pattern.compile(NAMESPACE_PATTERN);
+
+	private static final int NAMESPACE_MAX_LENGTH = 200;
+
+	/** A field of the record that names nobody. */
+	private static final String NOBODY = "~";
+
+	private final Client client;
+
+	private final String namespace;
+
+	/** The highest term this store saw per group: terms survive a wiped etcd. */
+	private final Map<String, Long> seenTerms = new ConcurrentHashMap<>();
+
+	public EtcdLeaseStore(Client client) {
+		this(client, DEFAULT_NAMESPACE);
+	}
+
+	/**
+	 * @param client the etcd client, which the store does not close
+	 * @param namespace the first part of every key, such as {@code leader-election}
+	 */
+	public EtcdLeaseStore(Client client, String namespace) {
+		this.client = Objects.requireNonNull(client, "client");
+		this.namespace = requireValidNamespace(namespace);
+	}
+
+	private static String requireValidNamespace(String namespace) {
+		Objects.requireNonNull(namespace, "namespace");
+		if (namespace.length() > NAMESPACE_MAX_LENGTH || !NAMESPACE.matcher(namespace).matches()) {
+			throw new IllegalArgumentException("Invalid etcd namespace '" + namespace + "': it must match "
+					+ NAMESPACE_PATTERN + " and have at most " + NAMESPACE_MAX_LENGTH + " characters");
+		}
+		return namespace;
+	}
+
+	@Override
+	public Optional<Lease> read(String group, Duration timeout) {
+		Call call = new Call("read", group, timeout);
+		Optional<GroupRecord> record = record(call, group);
+		if (record.isEmpty()) {
+			return Optional.empty();
+		}
+		GroupRecord current = record.get();
+		remember(group, current.term());
+		return Optional.of(new Lease(group, current.holder(), current.term(),
+				remaining(timeToLive(call, current.leaseId())), Duration.ZERO));
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+		Call call = new Call("acquire", group, timeout);
+		Optional<GroupRecord> record = record(call, group);
+		long leaseTtl = record.map((current) -> timeToLive(call, current.leaseId())).orElse(-1L);
+		if (record.isPresent()) {
+			GroupRecord current = record.get();
+			remember(group, current.term());
+			boolean acquirable = current.holder() == null || candidateId.equals(current.holder()) || leaseTtl < 0;
+			if (!acquirable) {
+				return Optional.empty();
+			}
+		}
+		// The lease a new holder must wait out: another candidate's that has not expired
+		// (forced or cleared away), or the one an earlier holder was still waiting out.
+		long fenceId = 0;
+		long fenceTtl = -1;
+		if (record.isPresent()) {
+			GroupRecord current = record.get();
+			if (!candidateId.equals(current.leaseHolder()) && leaseTtl >= 0) {
+				fenceId = current.leaseId();
+				fenceTtl = leaseTtl;
+			}
+			long earlierTtl = timeToLive(call, current.fenceId());
+			if (earlierTtl > fenceTtl) {
+				fenceId = current.fenceId();
+				fenceTtl = earlierTtl;
+			}
+		}
+		long leaseId = grant(call, leaseDuration);
+		long term = nextTerm(group, record);
+		GroupRecord next = new GroupRecord(term, leaseId, fenceId, candidateId, candidateId, 0);
+		boolean written = call
+			.await(this.client.getKVClient()
+				.txn()
+				.If(unchanged(group, record))
+				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+						Op.put(leaseKey(group), bytes(Long.toString(term)),
+								PutOption.builder().withLeaseId(leaseId).build()))
+				.commit())
+			.isSucceeded();
+		if (!written) {
+			revokeQuietly(leaseId);
+			return Optional.empty();
+		}
+		remember(group, term);
+		record.filter((previous) -> candidateId.equals(previous.leaseHolder()) && previous.leaseId() != 0)
+			.ifPresent((previous) -> revokeQuietly(previous.leaseId()));
+		return Optional.of(new Lease(group, candidateId, term, leaseDuration,
+				(fenceTtl >= 0) ? remaining(fenceTtl) : Duration.ZERO));
+	}
+
+	@Override
+	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		String group = lease.group();
+		Call call = new Call("renew", group, timeout);
+		Optional<GroupRecord> record = record(call, group);
+		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
+			return false;
+		}
+		GroupRecord current = record.get();
+		long ttl = keepAlive(call, current.leaseId());
+		if (ttl == ttlSeconds(leaseDuration)) {
+			// Extended; still ours only if nobody forced or cleared the group meanwhile,
+			// which a next holder would count from the lease end before this extension.
+			return record(call, group).map((again) -> again.modRevision() == current.modRevision()).orElse(false);
+		}
+		// Expired (nobody took it), or asked for another duration: a new etcd lease.
+		long leaseId = grant(call, leaseDuration);
+		GroupRecord next = new GroupRecord(current.term(), leaseId, current.fenceId(), current.holder(),
+				current.holder(), 0);
+		boolean written = call
+			.await(this.client.getKVClient()
+				.txn()
+				.If(unchanged(group, record))
+				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+						Op.put(leaseKey(group), bytes(Long.toString(current.term())),
+								PutOption.builder().withLeaseId(leaseId).build()))
+				.commit())
+			.isSucceeded();
+		revokeQuietly(written ? current.leaseId() : leaseId);
+		return written;
+	}
+
+	@Override
+	public void release(Lease lease, Duration timeout) {
+		String group = lease.group();
+		Call call = new Call("release", group, timeout);
+		Optional<GroupRecord> record = record(call, group);
+		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
+			return;
+		}
+		GroupRecord current = record.get();
+		// The wait for an earlier holder stays for the next one.
+		GroupRecord next = new GroupRecord(current.term(), 0, current.fenceId(), null, null, 0);
+		boolean written = call
+			.await(this.client.getKVClient()
+				.txn()
+				.If(unchanged(group, record))
+				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+						Op.delete(leaseKey(group), DeleteOption.DEFAULT))
+				.commit())
+			.isSucceeded();
+		if (written) {
+			revokeQuietly(current.leaseId());
+		}
+	}
+
+	@Override
+	public void forceLeader(String group, String candidateId, Duration timeout) {
+		Call call = new Call("force a leader of", group, timeout);
+		while (true) {
+			Optional<GroupRecord> record = record(call, group);
+			if (record.isPresent() && candidateId.equals(record.get().holder())) {
+				return;
+			}
+			long term = nextTerm(group, record);
+			GroupRecord next = record
+				.map((current) -> new GroupRecord(term, current.leaseId(), current.fenceId(), current.leaseHolder(),
+						candidateId, 0))
+				.orElseGet(() -> new GroupRecord(term, 0, 0, null, candidateId, 0));
+			if (writeRecord(call, group, record, next)) {
+				remember(group, term);
+				return;
+			}
+		}
+	}
+
+	@Override
+	public void clear(String group, Duration timeout) {
+		Call call = new Call("clear", group, timeout);
+		while (true) {
+			Optional<GroupRecord> record = record(call, group);
+			if (record.isEmpty() || record.get().holder() == null) {
+				return;
+			}
+			GroupRecord current = record.get();
+			GroupRecord next = new GroupRecord(current.term(), current.leaseId(), current.fenceId(),
+					current.leaseHolder(), null, 0);
+			if (writeRecord(call, group, record, next)) {
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Tells of every change under the group's keys: a grant, a release, a force, and the
+	 * expiry of the holder's etcd lease, which deletes the lease key.
+	 */
+	@Override
+	public AutoCloseable watch(String group, Runnable onChange) {
+		Watch.Watcher watcher = this.client.getWatchClient()
+			.watch(groupPrefix(group), WatchOption.builder().isPrefix(true).build(), (response) -> onChange.run(),
+					(ex) -> {
+						logger.debug("Watch of group '{}' in etcd failed; the election polls meanwhile", group, ex);
+						onChange.run();
+					});
+		return watcher::close;
+	}
+
+	@Override
+	public String backend() {
+		return "etcd";
+	}
+
+	// Keys and records
+
+	private ByteSequence groupPrefix(String group) {
+		return bytes(this.namespace + "/groups/" + encode(group) + "/");
+	}
+
+	private ByteSequence recordKey(String group) {
+		return bytes(this.namespace + "/groups/" + encode(group) + "/record");
+	}
+
+	private ByteSequence leaseKey(String group) {
+		return bytes(this.namespace + "/groups/" + encode(group) + "/lease");
+	}
+
+	private Optional<GroupRecord> record(Call call, String group) {
+		GetResponse response = call.await(this.client.getKVClient().get(recordKey(group)));
+		return response.getKvs().stream().findFirst().map(GroupRecord::decode);
+	}
+
+	private Cmp unchanged(String group, Optional<GroupRecord> record) {
+		return record
+			.map((current) -> new Cmp(recordKey(group), Cmp.Op.EQUAL, CmpTarget.modRevision(current.modRevision())))
+			.orElseGet(() -> new Cmp(recordKey(group), Cmp.Op.EQUAL, CmpTarget.version(0)));
+	}
+
+	private boolean writeRecord(Call call, String group, Optional<GroupRecord> record, GroupRecord next) {
+		return call
+			.await(this.client.getKVClient()
+				.txn()
+				.If(unchanged(group, record))
+				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT))
+				.commit())
+			.isSucceeded();
+	}
+
+	private long nextTerm(String group, Optional<GroupRecord> record) {
+		long stored = record.map(GroupRecord::term).orElse(0L);
+		return Math.max(stored, this.seenTerms.getOrDefault(group, 0L)) + 1;
+	}
+
+	private void remember(String group, long term) {
+		this.seenTerms.merge(group, term, Math::max);
+	}
+
+	// etcd leases
+
+	private long grant(Call call, Duration leaseDuration) {
+		return call.await(this.client.getLeaseClient().grant(ttlSeconds(leaseDuration))).getID();
+	}
+
+	/** The TTL of an etcd lease that lasts at least the lease duration. */
+	static long ttlSeconds(Duration leaseDuration) {
+		long seconds = leaseDuration.getSeconds() + ((leaseDuration.getNano() > 0) ? 1 : 0);
+		return Math.max(1, seconds);
+	}
+
+	/** Seconds left on an etcd lease, or -1 when it is gone (or there is none). */
+	private long timeToLive(Call call, long leaseId) {
+		if (leaseId == 0) {
+			return -1;
+		}
+		return call.await(this.client.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT)).getTTL();
+	}
+
+	/** The lease's TTL after a keep-alive, or -1 when it is gone. */
+	private long keepAlive(Call call, long leaseId) {
+		if (leaseId == 0) {
+			return -1;
+		}
+		try {
+			return call.await(this.client.getLeaseClient().keepAliveOnce(leaseId)).getTTL();
+		}
+		catch (LeaderElectionException ex) {
+			// jetcd reports a lease that is gone as a failed keep-alive.
+			if (ex.getCause() != null && String.valueOf(ex.getCause().getMessage()).contains("not found")) {
+				return -1;
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Rounded up by a second: etcd reports whole seconds, cut down, and a holder must
+	 * never think an earlier lease over before it is.
+	 */
+	private static Duration remaining(long ttlSeconds) {
+		return (ttlSeconds < 0) ? Duration.ZERO : Duration.ofSeconds(ttlSeconds + 1);
+	}
+
+	private void revokeQuietly(long leaseId) {
+		if (leaseId != 0) {
+			this.client.getLeaseClient().revoke(leaseId).exceptionally((ex) -> null);
+		}
+	}
+
+	private static ByteSequence bytes(String value) {
+		return ByteSequence.from(value, StandardCharsets.UTF_8);
+	}
+
+	private static String encode(String name) {
+		return URLEncoder.encode(name, StandardCharsets.UTF_8);
+	}
+
+	private static String decode(String field) {
+		return URLDecoder.decode(field, StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * A group's record as stored: {@code term leaseId fenceId leaseHolder holder}, names
+	 * URL-encoded, {@code ~} for nobody.
+	 *
+	 * @param modRevision the revision of its last change, 0 for one not read from etcd
+	 */
+	record GroupRecord(long term, long leaseId, long fenceId, @Nullable String leaseHolder, @Nullable String holder,
+			long modRevision) {
+
+		boolean isHeldBy(Lease lease) {
+			return lease.term() == this.term && Objects.equals(lease.holder(), this.holder)
+					&& Objects.equals(this.holder, this.leaseHolder);
+		}
+
+		ByteSequence encode() {
+			return bytes(this.term + " " + this.leaseId + " " + this.fenceId + " " + name(this.leaseHolder) + " "
+					+ name(this.holder));
+		}
+
+		static GroupRecord decode(KeyValue keyValue) {
+			String[] fields = keyValue.getValue().toString(StandardCharsets.UTF_8).split(" ");
+			if (fields.length != 5) {
+				throw new LeaderElectionException("Unreadable lease record in etcd at "
+						+ keyValue.getKey().toString(StandardCharsets.UTF_8) + ": it was not written by this store");
+			}
+			return new GroupRecord(Long.parseLong(fields[0]), Long.parseLong(fields[1]), Long.parseLong(fields[2]),
+					person(fields[3]), person(fields[4]), keyValue.getModRevision());
+		}
+
+		private static String name(@Nullable String candidate) {
+			return (candidate != null) ? EtcdLeaseStore.encode(candidate) : NOBODY;
+		}
+
+		private static @Nullable String person(String field) {
+			return NOBODY.equals(field) ? null : EtcdLeaseStore.decode(field);
+		}
+
+	}
+
+	/** One store operation's calls to etcd, all within its one timeout. */
+	private static final class Call {
+
+		private final String operation;
+
+		private final String group;
+
+		private final long deadline;
+
+		Call(String operation, String group, Duration timeout) {
+			this.operation = operation;
+			this.group = group;
+			this.deadline = System.nanoTime() + timeout.toNanos();
+		}
+
+		<T> T await(CompletableFuture<T> future) {
+			try {
+				return future.get(Math.max(0, this.deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (TimeoutException ex) {
+				future.cancel(true);
+				throw new LeaderElectionException(
+						"Could not " + this.operation + " group '" + this.group + "' in etcd within the call's timeout",
+						ex);
+			}
+			catch (InterruptedException ex) {
+				future.cancel(true);
+				Thread.currentThread().interrupt();
+				throw new LeaderElectionException(
+						"Interrupted while trying to " + this.operation + " group '" + this.group + "' in etcd", ex);
+			}
+			catch (ExecutionException ex) {
+				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+				throw new LeaderElectionException(
+						"Could not " + this.operation + " group '" + this.group + "' in etcd: " + cause.getMessage(),
+						cause);
+			}
+		}
+
+	}
+
+}

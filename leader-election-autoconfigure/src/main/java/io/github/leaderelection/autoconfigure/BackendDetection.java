@@ -29,6 +29,8 @@ final class BackendDetection {
 
 	private static final String CURATOR_FRAMEWORK = "org.apache.curator.framework.CuratorFramework";
 
+	private static final String ETCD_CLIENT = "io.etcd.jetcd.Client";
+
 	private static final BackendDetection STANDARD = new BackendDetection(List.of(
 			new Candidate(LeaderElectionBackend.JDBC, "a DataSource bean, with spring-boot-jdbc on the class path",
 					"add spring-boot-starter-jdbc and set spring.datasource.url (or declare a DataSource bean)",
@@ -45,7 +47,14 @@ final class BackendDetection {
 							+ ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY
 							+ " (or declare a CuratorFramework bean)",
 					"org.apache.curator:curator-framework", BackendDetection::hasZookeeperLibraries,
-					BackendDetection::hasZookeeper)));
+					BackendDetection::hasZookeeper),
+			new Candidate(LeaderElectionBackend.ETCD,
+					"a jetcd Client bean or the " + EtcdBackendConfiguration.ENDPOINTS_PROPERTY
+							+ " property, with leader-election-etcd on the class path",
+					"add io.github.leaderelection:leader-election-etcd and set "
+							+ EtcdBackendConfiguration.ENDPOINTS_PROPERTY + " (or declare a jetcd Client bean)",
+					"io.github.leaderelection:leader-election-etcd", BackendDetection::hasEtcdLibraries,
+					BackendDetection::hasEtcd)));
 
 	private final List<Candidate> candidates;
 
@@ -186,6 +195,11 @@ final class BackendDetection {
 		return ClassUtils.isPresent(CURATOR_FRAMEWORK, classLoader);
 	}
 
+	private static boolean hasEtcdLibraries(@Nullable ClassLoader classLoader) {
+		return ClassUtils.isPresent(ETCD_CLIENT, classLoader)
+				&& ClassUtils.isPresent("io.github.leaderelection.etcd.EtcdLeaseStore", classLoader);
+	}
+
 	private static boolean hasDataSource(Context context) {
 		return hasJdbcLibraries(context.classLoader())
 				&& context.beanFactory().getBeanNamesForType(DataSource.class, true, false).length > 0;
@@ -204,6 +218,13 @@ final class BackendDetection {
 			.hasText(context.environment().getProperty(ZookeeperBackendConfiguration.CONNECT_STRING_PROPERTY))
 				|| context.beanFactory()
 					.getBeanNamesForType(ClassUtils.resolveClassName(clientType, context.classLoader()), true,
+							false).length > 0);
+	}
+
+	private static boolean hasEtcd(Context context) {
+		return hasEtcdLibraries(context.classLoader())
+				&& (EtcdBackendConfiguration.hasEndpoints(context.environment()) || context.beanFactory()
+					.getBeanNamesForType(ClassUtils.resolveClassName(ETCD_CLIENT, context.classLoader()), true,
 							false).length > 0);
 	}
 

@@ -52,7 +52,7 @@ import org.springframework.util.StringUtils;
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LeaderElectionProperties.class)
 @Import({ SpringBootVersionCheck.class, JdbcBackendConfiguration.class, RedisBackendConfiguration.class,
-		ZookeeperBackendConfiguration.class, InMemoryBackendConfiguration.class,
+		ZookeeperBackendConfiguration.class, EtcdBackendConfiguration.class, InMemoryBackendConfiguration.class,
 		LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class, LeaderElectionEventConfiguration.class })
 public final class LeaderElectionAutoConfiguration {
 

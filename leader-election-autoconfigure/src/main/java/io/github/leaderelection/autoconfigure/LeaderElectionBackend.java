@@ -19,6 +19,12 @@ public enum LeaderElectionBackend {
 	 */
 	ZOOKEEPER(true),
 
+	/**
+	 * etcd v3, through jetcd: the application's {@code Client}, or one built from
+	 * {@code leader-election.etcd.endpoints}.
+	 */
+	ETCD(true),
+
 	/** This JVM's memory: one process only, for tests and local runs. */
 	IN_MEMORY(true);
 

@@ -47,16 +47,21 @@ class BackendDetectionTests {
 	@Test
 	void namesTheBackendsOnTheClassPathAndWhatTheOthersNeed() {
 		assertThat(BackendDetection.standard().onClassPath(getClass().getClassLoader()))
-			.isEqualTo("jdbc, redis, zookeeper, in-memory");
+			.isEqualTo("jdbc, redis, zookeeper, etcd, in-memory");
 		FilteredClassLoader withoutRedisAndCurator = new FilteredClassLoader("org.springframework.data.redis.",
 				"org.apache.curator.");
 		assertThat(BackendDetection.standard().onClassPath(withoutRedisAndCurator)).isEqualTo(
-				"jdbc, in-memory; redis needs spring-boot-starter-data-redis, zookeeper needs org.apache.curator:curator-framework");
+				"jdbc, etcd, in-memory; redis needs spring-boot-starter-data-redis, zookeeper needs org.apache.curator:curator-framework");
+		FilteredClassLoader withoutRedisCuratorAndJetcd = new FilteredClassLoader("org.springframework.data.redis.",
+				"org.apache.curator.", "io.etcd.jetcd.");
+		assertThat(BackendDetection.standard().onClassPath(withoutRedisCuratorAndJetcd))
+			.isEqualTo("jdbc, in-memory; redis needs spring-boot-starter-data-redis, zookeeper needs "
+					+ "org.apache.curator:curator-framework, etcd needs io.github.leaderelection:leader-election-etcd");
 	}
 
 	@Test
 	void listsAvailableBackends() {
-		assertThat(BackendDetection.available()).isEqualTo("jdbc, redis, zookeeper, in-memory");
+		assertThat(BackendDetection.available()).isEqualTo("jdbc, redis, zookeeper, etcd, in-memory");
 	}
 
 }

@@ -206,7 +206,7 @@ class LeaderElectionAutoConfigurationTests {
 			assertThat(analysis.getDescription()).startsWith("Invalid value 'mongo' for leader-election.backend");
 			assertThat(analysis.getAction())
 				.isEqualTo("Set leader-election.backend to a backend on the class path (jdbc, "
-						+ "redis, zookeeper, in-memory), or remove it to detect the backend from the application's beans.");
+						+ "redis, zookeeper, etcd, in-memory), or remove it to detect the backend from the application's beans.");
 		});
 	}
 

@@ -78,7 +78,9 @@ class LeaderElectionPropertiesTests {
 					"leader-election.zookeeper.connect-string", "leader-election.zookeeper.session-timeout",
 					"leader-election.zookeeper.connection-timeout", "leader-election.zookeeper.base-path",
 					"leader-election.zookeeper.auth", "leader-election.zookeeper.acl",
-					"leader-election.zookeeper.keep-leading-while-suspended");
+					"leader-election.zookeeper.keep-leading-while-suspended", "leader-election.etcd.endpoints",
+					"leader-election.etcd.namespace", "leader-election.etcd.user", "leader-election.etcd.password",
+					"leader-election.etcd.ssl-bundle", "leader-election.etcd.connect-timeout");
 		}
 	}
 
@@ -91,7 +93,7 @@ class LeaderElectionPropertiesTests {
 				.parse(metadata, "UTF-8");
 			List<String> backends = JsonPath.read(document,
 					"$.hints[?(@.name == 'leader-election.backend')].values[*].value");
-			assertThat(backends).containsExactly("jdbc", "in-memory", "redis", "zookeeper");
+			assertThat(backends).containsExactly("jdbc", "in-memory", "redis", "zookeeper", "etcd");
 			List<String> modes = JsonPath.read(document,
 					"$.hints[?(@.name == 'leader-election.jdbc.initialize-schema')].values[*].value");
 			assertThat(modes).containsExactly("embedded", "always", "never");

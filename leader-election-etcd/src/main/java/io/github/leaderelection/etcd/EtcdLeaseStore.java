@@ -56,7 +56,9 @@ import org.slf4j.LoggerFactory;
  * Every write is a transaction compared on the record's revision: a holder that lost its
  * lease cannot renew or release the new holder's. Terms are counted in the record; after
  * a wiped or restored etcd, this store still hands out terms above those it saw itself
- * (it remembers the highest term per group), as the Redis store does.
+ * (it remembers the highest term per group), and a grant on a record that is missing or
+ * older than what it saw waits one lease duration before the holder acts, since the
+ * holder of the lost term may still believe; as the Redis store does.
  *
  * <p>
  * The store uses the {@link Client} it is given and never closes it.
@@ -123,6 +125,10 @@ public class EtcdLeaseStore implements LeaseStore {
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		Call call = new Call("acquire", group, timeout);
 		Optional<GroupRecord> record = record(call, group);
+		// etcd lost what this store saw (a wiped cluster, a restore from an older
+		// snapshot): the holder of the lost term may still believe it leads.
+		long seen = this.seenTerms.getOrDefault(group, 0L);
+		boolean lost = record.map((current) -> current.term() < seen).orElse(seen > 0);
 		long leaseTtl = record.map((current) -> timeToLive(call, current.leaseId())).orElse(-1L);
 		if (record.isPresent()) {
 			GroupRecord current = record.get();
@@ -167,8 +173,15 @@ public class EtcdLeaseStore implements LeaseStore {
 		remember(group, term);
 		record.filter((previous) -> candidateId.equals(previous.leaseHolder()) && previous.leaseId() != 0)
 			.ifPresent((previous) -> revokeQuietly(previous.leaseId()));
-		return Optional.of(new Lease(group, candidateId, term, leaseDuration,
-				(fenceTtl >= 0) ? remaining(fenceTtl) : Duration.ZERO));
+		Duration activeIn = (fenceTtl >= 0) ? remaining(fenceTtl) : Duration.ZERO;
+		if (lost) {
+			logger.warn(
+					"The lease record of group '{}' in etcd is missing or older than term {}, which this instance "
+							+ "saw: etcd lost data. The new holder waits one lease duration before it acts",
+					group, seen);
+			activeIn = max(activeIn, Duration.ofSeconds(ttlSeconds(leaseDuration)));
+		}
+		return Optional.of(new Lease(group, candidateId, term, leaseDuration, activeIn));
 	}
 
 	@Override
@@ -371,6 +384,10 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	private static Duration remaining(long ttlSeconds) {
 		return (ttlSeconds < 0) ? Duration.ZERO : Duration.ofSeconds(ttlSeconds + 1);
+	}
+
+	private static Duration max(Duration a, Duration b) {
+		return (a.compareTo(b) >= 0) ? a : b;
 	}
 
 	private void revokeQuietly(long leaseId) {

@@ -14,7 +14,9 @@ enum Backend {
 
 	REDIS("redis"),
 
-	ZOOKEEPER("zookeeper");
+	ZOOKEEPER("zookeeper"),
+
+	ETCD("etcd");
 
 	private final String id;
 

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import com.zaxxer.hikari.HikariConfig;
+import io.etcd.jetcd.Client;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
@@ -22,6 +23,7 @@ import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
 import io.github.leaderelection.engine.LeaderElectionEngine;
+import io.github.leaderelection.etcd.EtcdLeaseStore;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
 import io.github.leaderelection.redis.RedisLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
@@ -373,6 +375,7 @@ public final class ChaosNode {
 					"jdbc:postgresql://" + address + "/test?connectTimeout=1&loginTimeout=1", "postgres"));
 			case REDIS -> redisStore(host, port, timing);
 			case ZOOKEEPER -> zookeeperStore(address);
+			case ETCD -> etcdStore(address);
 		};
 	}
 
@@ -464,6 +467,18 @@ public final class ChaosNode {
 		closeLater(client);
 		client.blockUntilConnected(10, TimeUnit.SECONDS);
 		return new ZookeeperLeaseStore(client, "/chaos", false);
+	}
+
+	private LeaseStore etcdStore(String address) {
+		Client client = Client.builder()
+			.endpoints("http://" + address)
+			.connectTimeout(Duration.ofSeconds(1))
+			// Back to the member promptly after a cut, as the Redis client is told to.
+			.retryDelay(50)
+			.retryMaxDelay(500)
+			.build();
+		closeLater(client);
+		return new EtcdLeaseStore(client, "chaos");
 	}
 
 	private <T extends AutoCloseable> T closeLater(T resource) {

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import io.github.leaderelection.testing.EtcdServer;
 import io.github.leaderelection.testing.ZookeeperServer;
 import io.github.leaderelection.testing.RedisServer;
 import io.github.leaderelection.testing.PostgresServer;
@@ -541,6 +542,7 @@ final class ChaosRun {
 			case JDBC_POSTGRES -> new PostgresServer(storeDirectory);
 			case REDIS -> new RedisServer(storeDirectory);
 			case ZOOKEEPER -> new ZookeeperServer(storeDirectory);
+			case ETCD -> new EtcdServer(storeDirectory);
 		};
 		this.store.start();
 		if (this.settings.backend().isJdbc()) {

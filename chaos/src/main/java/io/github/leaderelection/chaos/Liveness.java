@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 
 import io.github.leaderelection.ElectionTiming;
+import io.github.leaderelection.etcd.EtcdLeaseStore;
 import io.github.leaderelection.testing.ZookeeperServer;
 
 /**
@@ -90,6 +91,10 @@ final class Liveness {
 			ElectionTiming timing = settings.longest();
 			long lease = timing.leaseDuration().toNanos();
 			long reconnect = 0;
+			if (settings.backend() == Backend.ETCD) {
+				// etcd counts a lease's TTL in whole seconds: the store rounds it up.
+				lease = Duration.ofSeconds(EtcdLeaseStore.ttlSeconds(timing.leaseDuration())).toNanos();
+			}
 			if (settings.backend() == Backend.ZOOKEEPER) {
 				reconnect = Duration.ofSeconds(2).toNanos();
 				lease = ChaosRun.zookeeperSessionTimeout(timing).toNanos() + ZookeeperServer.TICK_MILLIS * 1_000_000L;

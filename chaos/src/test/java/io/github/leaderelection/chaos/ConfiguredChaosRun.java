@@ -24,7 +24,7 @@ class ConfiguredChaosRun {
 		String name = System.getProperty("chaos.backend", "");
 		if (name.isBlank()) {
 			throw new IllegalArgumentException("Say which store to run against: -Dchaos.backend=<jdbc-mariadb|"
-					+ "jdbc-postgres|redis|zookeeper>");
+					+ "jdbc-postgres|redis|zookeeper|etcd>");
 		}
 		Backend backend = Backend.of(name);
 		Duration duration = ChaosTests.duration(System.getProperty("chaos.duration", ""));

@@ -50,11 +50,10 @@ final class BackendDetection {
 					BackendDetection::hasZookeeper),
 			new Candidate(LeaderElectionBackend.ETCD,
 					"a jetcd Client bean or the " + EtcdBackendConfiguration.ENDPOINTS_PROPERTY
-							+ " property, with leader-election-etcd on the class path",
-					"add io.github.leaderelection:leader-election-etcd and set "
-							+ EtcdBackendConfiguration.ENDPOINTS_PROPERTY + " (or declare a jetcd Client bean)",
-					"io.github.leaderelection:leader-election-etcd", BackendDetection::hasEtcdLibraries,
-					BackendDetection::hasEtcd)));
+							+ " property, with jetcd-core on the class path",
+					"add io.etcd:jetcd-core and set " + EtcdBackendConfiguration.ENDPOINTS_PROPERTY
+							+ " (or declare a jetcd Client bean)",
+					"io.etcd:jetcd-core", BackendDetection::hasEtcdLibraries, BackendDetection::hasEtcd)));
 
 	private final List<Candidate> candidates;
 

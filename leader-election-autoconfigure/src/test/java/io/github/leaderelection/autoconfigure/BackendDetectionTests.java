@@ -56,7 +56,7 @@ class BackendDetectionTests {
 				"org.apache.curator.", "io.etcd.jetcd.");
 		assertThat(BackendDetection.standard().onClassPath(withoutRedisCuratorAndJetcd))
 			.isEqualTo("jdbc, in-memory; redis needs spring-boot-starter-data-redis, zookeeper needs "
-					+ "org.apache.curator:curator-framework, etcd needs io.github.leaderelection:leader-election-etcd");
+					+ "org.apache.curator:curator-framework, etcd needs io.etcd:jetcd-core");
 	}
 
 	@Test

@@ -347,8 +347,13 @@ public class EtcdLeaseStore implements LeaseStore {
 		return call.await(this.client.getLeaseClient().grant(ttlSeconds(leaseDuration))).getID();
 	}
 
-	/** The TTL of an etcd lease that lasts at least the lease duration. */
-	static long ttlSeconds(Duration leaseDuration) {
+	/**
+	 * The TTL, in the whole seconds etcd counts, of the etcd lease behind a lease of the
+	 * given duration: rounded up, so that it lasts at least as long.
+	 * @param leaseDuration the lease duration
+	 * @return the TTL in seconds
+	 */
+	public static long ttlSeconds(Duration leaseDuration) {
 		long seconds = leaseDuration.getSeconds() + ((leaseDuration.getNano() > 0) ? 1 : 0);
 		return Math.max(1, seconds);
 	}

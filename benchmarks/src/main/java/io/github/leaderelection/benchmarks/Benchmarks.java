@@ -25,6 +25,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import io.github.leaderelection.testing.ChildJvm;
+import io.github.leaderelection.testing.EtcdServer;
 import io.github.leaderelection.testing.MariaDbServer;
 import io.github.leaderelection.testing.StoreServer;
 import org.h2.tools.Server;
@@ -40,10 +41,10 @@ import org.h2.tools.Server;
 public final class Benchmarks {
 
 	static final List<String> FAILOVER = List.of("ours-mariadb", "ours-postgresql", "ours-h2", "ours-redis",
-			"ours-zookeeper", "si-mariadb", "si-postgresql", "si-redis", "si-zookeeper");
+			"ours-zookeeper", "ours-etcd", "si-mariadb", "si-postgresql", "si-redis", "si-zookeeper");
 
 	static final List<String> LOAD = List.of("ours-mariadb", "si-mariadb", "seed-mariadb", "ours-postgresql",
-			"si-postgresql", "ours-redis", "si-redis", "ours-zookeeper", "si-zookeeper");
+			"si-postgresql", "ours-redis", "si-redis", "ours-zookeeper", "si-zookeeper", "ours-etcd");
 
 	private Benchmarks() {
 	}
@@ -76,6 +77,7 @@ public final class Benchmarks {
 		results.put("uptime", load);
 		long began = System.nanoTime();
 		ZookeeperServer zookeeper = null;
+		EtcdServer etcd = null;
 		Server h2 = null;
 		MariaDbServer mariadb = null;
 		try {
@@ -91,6 +93,9 @@ public final class Benchmarks {
 			Coordinates.set("bench.h2.url", "jdbc:h2:tcp://127.0.0.1:" + h2.getPort() + "/mem:bench;DB_CLOSE_DELAY=-1");
 			zookeeper = ZookeeperServer.start(logDir);
 			Coordinates.set("bench.zookeeper.connect", "127.0.0.1:" + zookeeper.port);
+			etcd = new EtcdServer(target.resolve("bench-etcd"));
+			etcd.start();
+			Coordinates.set("bench.etcd.endpoint", etcd.endpoint());
 			StoreAdmin.setUpPostgres();
 			results.put("versions", versions());
 			Map<String, Object> settings = new LinkedHashMap<>();
@@ -132,7 +137,8 @@ public final class Benchmarks {
 				// be compared with
 				// themselves; Spring Integration at 10 only (a thread per group).
 				List<Object[]> runs = new ArrayList<>();
-				for (String ours : List.of("ours-mariadb", "ours-postgresql", "ours-redis", "ours-zookeeper")) {
+				for (String ours : List.of("ours-mariadb", "ours-postgresql", "ours-redis", "ours-zookeeper",
+						"ours-etcd")) {
 					runs.add(new Object[] { ours, 10 });
 					runs.add(new Object[] { ours, 1000 });
 				}
@@ -151,6 +157,9 @@ public final class Benchmarks {
 			StoreAdmin.cleanUp();
 			if (zookeeper != null) {
 				zookeeper.close();
+			}
+			if (etcd != null) {
+				etcd.close();
 			}
 			if (h2 != null) {
 				h2.stop();
@@ -251,8 +260,9 @@ public final class Benchmarks {
 		Path lib = jar.toAbsolutePath().getParent().resolve("lib");
 		List<String> wanted = List.of("leader-election-core", "shedlock-spring", "shedlock-provider-jdbc-template",
 				"spring-integration-core", "spring-integration-jdbc", "spring-integration-redis",
-				"spring-integration-zookeeper", "curator-recipes", "zookeeper", "lettuce-core", "spring-data-redis",
-				"spring-core", "spring-boot", "mariadb-java-client", "postgresql", "h2", "HikariCP", "jmh-core");
+				"spring-integration-zookeeper", "curator-recipes", "zookeeper", "jetcd-core", "lettuce-core",
+				"spring-data-redis", "spring-core", "spring-boot", "mariadb-java-client", "postgresql", "h2",
+				"HikariCP", "jmh-core");
 		try (var files = Files.list(lib)) {
 			for (String name : files.map((p) -> p.getFileName().toString()).sorted().toList()) {
 				for (String artifact : wanted) {
@@ -286,6 +296,8 @@ public final class Benchmarks {
 		catch (Exception ex) {
 			versions.put("server ZooKeeper", "unreachable: " + ex);
 		}
+		versions.put("server etcd", command("etcd", "--version").lines().findFirst().orElse("?").trim()
+				+ " (a member of its own; heartbeat 20 ms, election 200 ms)");
 		versions
 			.put("server Redis",
 					command("redis-cli", "-h", Store.redisHost(), "-p", Integer.toString(Store.redisPort()), "info",

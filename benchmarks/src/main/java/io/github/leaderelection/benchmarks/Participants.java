@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
+import io.etcd.jetcd.Client;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.Leadership;
@@ -24,6 +25,7 @@ import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
 import io.github.leaderelection.redis.RedisLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.etcd.EtcdLeaseStore;
 import io.github.leaderelection.zookeeper.ZookeeperLeaseStore;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -123,6 +125,11 @@ final class Participants {
 					this.resources.add(redis);
 					this.resources.add(factory);
 					yield redis;
+				}
+				case ETCD -> {
+					Client client = Client.builder().endpoints(Store.etcdEndpoint()).build();
+					this.resources.add(client);
+					yield new EtcdLeaseStore(client, Store.ETCD_OURS_NAMESPACE);
 				}
 				case ZOOKEEPER -> {
 					CuratorFramework client = curator(timing);

@@ -78,7 +78,8 @@ final class Report {
 					p99 <= timing.crashBoundMs(), fmt("p99 %.0f ms", p99) + trialsNote(crash));
 			Map<String, Object> graceful = map(row.get("graceful"));
 			double p50 = number(graceful.get("p50Ms"));
-			boolean pushStore = id.endsWith("redis") || id.endsWith("zookeeper") || id.endsWith("postgresql");
+			boolean pushStore = id.endsWith("redis") || id.endsWith("zookeeper") || id.endsWith("postgresql")
+					|| id.endsWith("etcd");
 			double limit = pushStore ? 50 : timing.retryMs();
 			goal(goals, "Graceful handover p50 under " + fmt("%.0f ms", limit) + " (" + id + ")", p50 < limit,
 					fmt("p50 %.0f ms", p50) + trialsNote(graceful));

@@ -13,7 +13,7 @@ import com.zaxxer.hikari.HikariDataSource;
  */
 enum Store {
 
-	MARIADB("MariaDB"), POSTGRESQL("PostgreSQL"), H2("H2"), REDIS("Redis"), ZOOKEEPER("ZooKeeper");
+	MARIADB("MariaDB"), POSTGRESQL("PostgreSQL"), H2("H2"), REDIS("Redis"), ZOOKEEPER("ZooKeeper"), ETCD("etcd");
 
 	/**
 	 * Our lease table; not the seed's default name, which the seed SQL uses under its own
@@ -36,6 +36,8 @@ enum Store {
 	static final String ZK_OURS_BASE = "/bench-leader-election";
 
 	static final String ZK_SI_NAMESPACE = "/bench-si-leader/";
+
+	static final String ETCD_OURS_NAMESPACE = "bench-leader-election";
 
 	/**
 	 * The private PostgreSQL database, so that its statistics count only the benchmark.
@@ -117,6 +119,11 @@ enum Store {
 	/** Set by the coordinator once its ZooKeeper server listens. */
 	static String zookeeperConnect() {
 		return prop("bench.zookeeper.connect", "127.0.0.1:2181");
+	}
+
+	/** Set by the coordinator once its etcd member listens. */
+	static String etcdEndpoint() {
+		return prop("bench.etcd.endpoint", "http://127.0.0.1:2379");
 	}
 
 	/** A pool on the shared MariaDB, for ShedLock. */

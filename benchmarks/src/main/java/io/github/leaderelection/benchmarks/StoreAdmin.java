@@ -4,7 +4,9 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.net.HttpURLConnection;
 import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -169,6 +171,7 @@ final class StoreAdmin {
 			case POSTGRESQL -> postgres();
 			case REDIS -> redis();
 			case ZOOKEEPER -> zookeeper();
+			case ETCD -> etcd();
 			case H2 -> Map.of("requests", 0L);
 		};
 	}
@@ -180,6 +183,7 @@ final class StoreAdmin {
 			case POSTGRESQL -> "pg_stat_database xact_commit + xact_rollback of its own database";
 			case REDIS -> "INFO commandstats calls, all commands but INFO";
 			case ZOOKEEPER -> "mntr zk_packets_received (requests and pings)";
+			case ETCD -> "/metrics grpc_server_handled_total, every unary call and stream message handled";
 			case H2 -> "not counted";
 		};
 	}
@@ -249,6 +253,44 @@ final class StoreAdmin {
 		finally {
 			client.shutdown();
 		}
+		return values;
+	}
+
+	/**
+	 * etcd's own counters (its {@code /metrics} endpoint): gRPC calls handled per method,
+	 * and keep-alive stream messages received, which a lease keep-alive is.
+	 */
+	private static Map<String, Long> etcd() throws IOException {
+		Map<String, Long> values = new LinkedHashMap<>();
+		values.put("requests", 0L);
+		HttpURLConnection connection = (HttpURLConnection) URI.create(Store.etcdEndpoint() + "/metrics")
+			.toURL()
+			.openConnection();
+		long requests = 0;
+		try (BufferedReader in = new BufferedReader(
+				new InputStreamReader(connection.getInputStream(), StandardCharsets.UTF_8))) {
+			String line;
+			while ((line = in.readLine()) != null) {
+				boolean handled = line.startsWith("grpc_server_handled_total{");
+				boolean streamed = line.startsWith("grpc_server_msg_received_total{")
+						&& line.contains("grpc_type=\"bidi_stream\"");
+				if (handled || streamed) {
+					String method = line.replaceAll(".*grpc_method=\"([^\"]*)\".*", "$1");
+					long value = (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+					values.merge((handled ? "handled " : "streamed ") + method, value, Long::sum);
+					if (handled && !line.contains("grpc_type=\"bidi_stream\"")) {
+						requests += value;
+					}
+					if (streamed) {
+						requests += value;
+					}
+				}
+			}
+		}
+		finally {
+			connection.disconnect();
+		}
+		values.put("requests", requests);
 		return values;
 	}
 

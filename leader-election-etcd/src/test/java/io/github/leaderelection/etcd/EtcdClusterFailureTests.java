@@ -121,6 +121,31 @@ class EtcdClusterFailureTests {
 	}
 
 	@Test
+	void aMemberReplacedOnAnEmptyDataDirectoryCatchesUpWithoutAnyoneLosingTheirPlace() throws Exception {
+		EtcdCluster cluster = cluster("member-wiped");
+		List<LeaderElection> candidates = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			candidates.add(candidate("c" + i, client(cluster.endpoints())));
+		}
+		int leader = awaitLeader(candidates);
+		long term = candidates.get(leader).leadership().orElseThrow().term();
+		try (OverlapMonitor monitor = new OverlapMonitor(candidates, LeaderElection::isLeader)) {
+			int replaced = (cluster.raftLeader() + 1) % 3;
+			cluster.replaceWithEmptyMember(replaced);
+			// It caught up: it serves the record the others wrote, with the term it had.
+			Client direct = client(cluster.member(replaced).endpoint());
+			EtcdLeaseStore store = new EtcdLeaseStore(direct, "failure-tests");
+			await().atMost(WAIT)
+				.untilAsserted(() -> assertThat(store.read(GROUP, Duration.ofSeconds(2)).orElseThrow().term())
+					.isGreaterThanOrEqualTo(term));
+			Thread.sleep(TIMING.leaseDuration().multipliedBy(2).toMillis());
+			assertThat(leaderAmong(candidates)).isPresent();
+			assertThat(monitor.overlaps()).isZero();
+		}
+		assertThat(this.grantedTerms).isSorted().doesNotHaveDuplicates();
+	}
+
+	@Test
 	void termsKeepGrowingWhenAClusterOfOneLosesItsData() throws Exception {
 		EtcdServer server = new EtcdServer(Path.of("target/etcd/wiped"));
 		this.resources.push(server);

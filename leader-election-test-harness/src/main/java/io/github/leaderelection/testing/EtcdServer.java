@@ -143,28 +143,42 @@ public final class EtcdServer extends StoreServer {
 	 */
 	public boolean isRaftLeader() {
 		try {
-			HttpURLConnection connection = (HttpURLConnection) URI.create(endpoint() + "/v3/maintenance/status")
-				.toURL()
-				.openConnection();
-			connection.setConnectTimeout(500);
-			connection.setReadTimeout(500);
-			connection.setRequestMethod("POST");
-			connection.setDoOutput(true);
-			try (OutputStream out = connection.getOutputStream()) {
-				out.write("{}".getBytes(StandardCharsets.UTF_8));
-			}
-			try (InputStream in = connection.getInputStream()) {
-				String status = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-				Matcher member = MEMBER_ID.matcher(status);
-				Matcher leader = LEADER.matcher(status);
-				return member.find() && leader.find() && member.group(1).equals(leader.group(1));
-			}
-			finally {
-				connection.disconnect();
-			}
+			String status = post("/v3/maintenance/status", "{}");
+			Matcher member = MEMBER_ID.matcher(status);
+			Matcher leader = LEADER.matcher(status);
+			return member.find() && leader.find() && member.group(1).equals(leader.group(1));
 		}
 		catch (IOException ex) {
 			return false;
+		}
+	}
+
+	/** The id of the member with a peer URL, as this member's member list says. */
+	String memberId(String peerUrl) throws IOException {
+		String members = post("/v3/cluster/member/list", "{}");
+		Matcher member = Pattern.compile("\\{\"ID\":\"(\\d+)\"[^}]*\"peerURLs\":\\[\"" + Pattern.quote(peerUrl))
+			.matcher(members);
+		if (!member.find()) {
+			throw new IllegalStateException("No member with peer URL " + peerUrl + " in " + members);
+		}
+		return member.group(1);
+	}
+
+	/** A call to etcd's HTTP gateway: a JSON body in, a JSON body out. */
+	String post(String path, String body) throws IOException {
+		HttpURLConnection connection = (HttpURLConnection) URI.create(endpoint() + path).toURL().openConnection();
+		connection.setConnectTimeout(1000);
+		connection.setReadTimeout(5000);
+		connection.setRequestMethod("POST");
+		connection.setDoOutput(true);
+		try (OutputStream out = connection.getOutputStream()) {
+			out.write(body.getBytes(StandardCharsets.UTF_8));
+		}
+		try (InputStream in = connection.getInputStream()) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		finally {
+			connection.disconnect();
 		}
 	}
 

@@ -11,7 +11,7 @@ import io.github.leaderelection.autoconfigure.EtcdBackendConfiguration.LeaderEle
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.etcd.EtcdLeaseStore;
 import io.github.leaderelection.testing.ApplicationReady;
-import io.github.leaderelection.testing.EtcdServer;
+import io.github.leaderelection.testing.TestEtcd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,19 +26,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link EtcdBackendConfiguration}, on an etcd member the test starts.
+ * Tests for {@link EtcdBackendConfiguration}, on the test etcd (see {@link TestEtcd}).
  */
 class EtcdBackendConfigurationTests {
 
-	private static EtcdServer server;
+	private static TestEtcd server;
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class));
 
 	@BeforeAll
 	static void startServer() throws Exception {
-		server = new EtcdServer(Path.of("target/etcd/autoconfigure"));
-		server.start();
+		server = TestEtcd.start(Path.of("target/etcd/autoconfigure"));
 	}
 
 	@AfterAll

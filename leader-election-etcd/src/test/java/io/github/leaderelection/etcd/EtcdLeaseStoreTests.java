@@ -1,11 +1,12 @@
 package io.github.leaderelection.etcd;
 
 import java.nio.file.Path;
+import java.util.UUID;
 
 import io.etcd.jetcd.Client;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.store.LeaseStoreContractTests;
-import io.github.leaderelection.testing.EtcdServer;
+import io.github.leaderelection.testing.TestEtcd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -16,15 +17,19 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 
-	private static EtcdServer server;
+	/**
+	 * A namespace per run: an etcd given by the environment may hold earlier runs' keys.
+	 */
+	private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
+
+	private static TestEtcd etcd;
 
 	private static Client client;
 
 	@BeforeAll
 	static void startEtcd() throws Exception {
-		server = new EtcdServer(Path.of("target/etcd/contract"));
-		server.start();
-		client = Client.builder().endpoints(server.endpoint()).build();
+		etcd = TestEtcd.start(Path.of("target/etcd/contract"));
+		client = Client.builder().endpoints(etcd.endpoint()).build();
 	}
 
 	@AfterAll
@@ -32,14 +37,14 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 		if (client != null) {
 			client.close();
 		}
-		if (server != null) {
-			server.close();
+		if (etcd != null) {
+			etcd.close();
 		}
 	}
 
 	@Override
 	protected LeaseStore createStore() {
-		return new EtcdLeaseStore(client, "contract-tests");
+		return new EtcdLeaseStore(client, "contract-tests-" + RUN);
 	}
 
 	@Override

@@ -1,12 +1,11 @@
 package io.github.leaderelection.chaos;
 
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.leaderelection.engine.ElectionScheduler;
@@ -21,10 +20,16 @@ import io.github.leaderelection.engine.ElectionScheduler;
  */
 final class SkewableScheduler implements ElectionScheduler {
 
-	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, threads("chaos-timer"));
+	/** A node exits with its harness: nothing here keeps it alive. */
+	private static final ThreadFactory DAEMONS = (runnable) -> {
+		Thread thread = Executors.defaultThreadFactory().newThread(runnable);
+		thread.setDaemon(true);
+		return thread;
+	};
 
-	private final ThreadPoolExecutor store = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS,
-			new LinkedBlockingQueue<>(), threads("chaos-store"));
+	private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DAEMONS);
+
+	private final ExecutorService store = Executors.newFixedThreadPool(2, DAEMONS);
 
 	/** Real time and skewed time when the rate last changed, and the rate since. */
 	private record Segment(long realStart, long skewedStart, double rate) {
@@ -46,7 +51,6 @@ final class SkewableScheduler implements ElectionScheduler {
 	SkewableScheduler() {
 		long now = System.nanoTime();
 		this.segment = new Segment(now, now, 1.0);
-		this.timer.setRemoveOnCancelPolicy(true);
 	}
 
 	/**
@@ -83,15 +87,6 @@ final class SkewableScheduler implements ElectionScheduler {
 	@Override
 	public void execute(Runnable task) {
 		this.store.execute(task);
-	}
-
-	private static ThreadFactory threads(String prefix) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
 	}
 
 }

@@ -18,10 +18,12 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
@@ -79,6 +81,12 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	private final String namespace;
 
+	/**
+	 * The record this store last wrote per group, with its revision: where a renewal
+	 * starts (it checks it against etcd).
+	 */
+	private final Map<String, GroupRecord> written = new ConcurrentHashMap<>();
+
 	/** The highest term this store saw per group: terms survive a wiped etcd. */
 	private final Map<String, Long> seenTerms = new ConcurrentHashMap<>();
 
@@ -104,45 +112,48 @@ public class EtcdLeaseStore implements LeaseStore {
 		return namespace;
 	}
 
+	/**
+	 * Reads the group's two keys in one request. The lease is live while its key exists
+	 * (etcd deletes it with the etcd lease); the time left is reported as the etcd
+	 * lease's whole TTL plus a second, an upper bound: the exact figure would cost a
+	 * second request on every poll, and the engine only asks whether the lease is live.
+	 */
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
-		Call call = new Call("read", group, timeout);
-		Optional<GroupRecord> record = record(call, group);
-		if (record.isEmpty()) {
+		GroupState state = state(new Call("read", group, timeout), group);
+		if (state.record() == null) {
 			return Optional.empty();
 		}
-		GroupRecord current = record.get();
+		GroupRecord current = state.record();
 		remember(group, current.term());
-		return Optional.of(new Lease(group, current.holder(), current.term(),
-				remaining(timeToLive(call, current.leaseId())), Duration.ZERO));
+		Duration expiresIn = (state.liveTtl() >= 0) ? remaining(state.liveTtl()) : Duration.ZERO;
+		return Optional.of(new Lease(group, current.holder(), current.term(), expiresIn, Duration.ZERO));
 	}
 
 	@Override
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		Call call = new Call("acquire", group, timeout);
-		Optional<GroupRecord> record = record(call, group);
+		GroupState state = state(call, group);
+		Optional<GroupRecord> record = Optional.ofNullable(state.record());
 		// etcd lost what this store saw (a wiped cluster, a restore from an older
 		// snapshot): the holder of the lost term may still believe it leads.
 		long seen = this.seenTerms.getOrDefault(group, 0L);
 		boolean lost = record.map((current) -> current.term() < seen).orElse(seen > 0);
-		long leaseTtl = record.map((current) -> timeToLive(call, current.leaseId())).orElse(-1L);
-		if (record.isPresent()) {
-			GroupRecord current = record.get();
-			remember(group, current.term());
-			boolean acquirable = current.holder() == null || candidateId.equals(current.holder()) || leaseTtl < 0;
-			if (!acquirable) {
-				return Optional.empty();
-			}
-		}
-		// The lease a new holder must wait out: another candidate's that has not expired
-		// (forced or cleared away), or the one an earlier holder was still waiting out.
 		long fenceId = 0;
 		long fenceTtl = -1;
 		if (record.isPresent()) {
 			GroupRecord current = record.get();
-			if (!candidateId.equals(current.leaseHolder()) && leaseTtl >= 0) {
+			remember(group, current.term());
+			boolean live = state.liveTtl() >= 0;
+			if (live && current.holder() != null && !candidateId.equals(current.holder())) {
+				return Optional.empty();
+			}
+			// The lease a new holder must wait out: another candidate's that has not
+			// expired (forced or cleared away), or the one an earlier holder was still
+			// waiting out. Only then is the time left worth a request.
+			if (live && !candidateId.equals(current.leaseHolder())) {
 				fenceId = current.leaseId();
-				fenceTtl = leaseTtl;
+				fenceTtl = timeToLive(call, current.leaseId());
 			}
 			long earlierTtl = timeToLive(call, current.fenceId());
 			if (earlierTtl > fenceTtl) {
@@ -152,20 +163,13 @@ public class EtcdLeaseStore implements LeaseStore {
 		}
 		long leaseId = grant(call, leaseDuration);
 		long term = nextTerm(group, record);
-		GroupRecord next = new GroupRecord(term, leaseId, fenceId, candidateId, candidateId, 0);
-		boolean written = call
-			.await(this.client.getKVClient()
-				.txn()
-				.If(unchanged(group, record))
-				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
-						Op.put(leaseKey(group), bytes(Long.toString(term)),
-								PutOption.builder().withLeaseId(leaseId).build()))
-				.commit())
-			.isSucceeded();
-		if (!written) {
+		GroupRecord next = new GroupRecord(term, leaseId, (fenceTtl >= 0) ? fenceId : 0, candidateId, candidateId, 0);
+		long revision = write(call, group, record, next, leaseDuration);
+		if (revision < 0) {
 			revokeQuietly(leaseId);
 			return Optional.empty();
 		}
+		this.written.put(group, next.at(revision));
 		remember(group, term);
 		record.filter((previous) -> candidateId.equals(previous.leaseHolder()) && previous.leaseId() != 0)
 			.ifPresent((previous) -> revokeQuietly(previous.leaseId()));
@@ -180,42 +184,57 @@ public class EtcdLeaseStore implements LeaseStore {
 		return Optional.of(new Lease(group, candidateId, term, leaseDuration, activeIn));
 	}
 
+	/**
+	 * Refreshes the etcd lease, then checks that the record did not change: a force or
+	 * clear in between must not be counted from a lease end the refresh moved. It starts
+	 * from the record this store last wrote, so a renewal takes two requests; a record
+	 * that changed under it is read again.
+	 */
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		String group = lease.group();
 		Call call = new Call("renew", group, timeout);
-		Optional<GroupRecord> record = record(call, group);
-		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
-			return false;
+		GroupRecord current = this.written.get(group);
+		if (current == null || !current.isHeldBy(lease)) {
+			current = record(call, group).filter((found) -> found.isHeldBy(lease)).orElse(null);
 		}
-		GroupRecord current = record.get();
-		long ttl = keepAlive(call, current.leaseId());
-		if (ttl == ttlSeconds(leaseDuration)) {
-			// Extended; still ours only if nobody forced or cleared the group meanwhile,
-			// which a next holder would count from the lease end before this extension.
-			return record(call, group).map((again) -> again.modRevision() == current.modRevision()).orElse(false);
+		while (current != null) {
+			long ttl = keepAlive(call, current.leaseId());
+			if (ttl != ttlSeconds(leaseDuration)) {
+				return renewWithNewLease(call, group, current, leaseDuration);
+			}
+			Optional<GroupRecord> again = record(call, group);
+			if (again.isPresent() && again.get().modRevision() == current.modRevision()) {
+				this.written.put(group, current);
+				return true;
+			}
+			this.written.remove(group);
+			GroupRecord changed = again.filter((found) -> found.isHeldBy(lease)).orElse(null);
+			current = (changed != null && changed.leaseId() != current.leaseId()) ? changed : null;
 		}
-		// Expired (nobody took it), or asked for another duration: a new etcd lease.
+		return false;
+	}
+
+	/** Expired while nobody took it, or asked for another duration: a new etcd lease. */
+	private boolean renewWithNewLease(Call call, String group, GroupRecord current, Duration leaseDuration) {
 		long leaseId = grant(call, leaseDuration);
 		GroupRecord next = new GroupRecord(current.term(), leaseId, current.fenceId(), current.holder(),
 				current.holder(), 0);
-		boolean written = call
-			.await(this.client.getKVClient()
-				.txn()
-				.If(unchanged(group, record))
-				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
-						Op.put(leaseKey(group), bytes(Long.toString(current.term())),
-								PutOption.builder().withLeaseId(leaseId).build()))
-				.commit())
-			.isSucceeded();
-		revokeQuietly(written ? current.leaseId() : leaseId);
-		return written;
+		long revision = write(call, group, Optional.of(current), next, leaseDuration);
+		revokeQuietly((revision >= 0) ? current.leaseId() : leaseId);
+		if (revision < 0) {
+			this.written.remove(group);
+			return false;
+		}
+		this.written.put(group, next.at(revision));
+		return true;
 	}
 
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		String group = lease.group();
 		Call call = new Call("release", group, timeout);
+		this.written.remove(group);
 		Optional<GroupRecord> record = record(call, group);
 		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
 			return;
@@ -234,6 +253,23 @@ public class EtcdLeaseStore implements LeaseStore {
 		if (written) {
 			revokeQuietly(current.leaseId());
 		}
+	}
+
+	/**
+	 * Writes the record and the lease key of a new holder or a new etcd lease, if the
+	 * record is as it was read.
+	 * @return the revision of the write, or -1 when the record had changed
+	 */
+	private long write(Call call, String group, Optional<GroupRecord> record, GroupRecord next,
+			Duration leaseDuration) {
+		TxnResponse response = call.await(this.client.getKVClient()
+			.txn()
+			.If(unchanged(group, record))
+			.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+					Op.put(leaseKey(group), bytes(next.term() + " " + ttlSeconds(leaseDuration)),
+							PutOption.builder().withLeaseId(next.leaseId()).build()))
+			.commit());
+		return response.isSucceeded() ? response.getHeader().getRevision() : -1;
 	}
 
 	@Override
@@ -305,6 +341,38 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	private ByteSequence leaseKey(String group) {
 		return bytes(this.namespace + "/groups/" + encode(group) + "/lease");
+	}
+
+	/**
+	 * The group's record and whether its etcd lease lives, in one request: a range read
+	 * of the group's keys.
+	 */
+	private GroupState state(Call call, String group) {
+		GetResponse response = call
+			.await(this.client.getKVClient().get(groupPrefix(group), GetOption.builder().isPrefix(true).build()));
+		GroupRecord record = null;
+		KeyValue leaseKey = null;
+		for (KeyValue keyValue : response.getKvs()) {
+			if (keyValue.getKey().equals(recordKey(group))) {
+				record = GroupRecord.decode(keyValue);
+			}
+			else if (keyValue.getKey().equals(leaseKey(group))) {
+				leaseKey = keyValue;
+			}
+		}
+		long liveTtl = -1;
+		if (record != null && leaseKey != null && leaseKey.getLease() == record.leaseId()) {
+			String[] fields = leaseKey.getValue().toString(StandardCharsets.UTF_8).split(" ");
+			liveTtl = (fields.length == 2) ? Long.parseLong(fields[1]) : 0;
+		}
+		return new GroupState(record, liveTtl);
+	}
+
+	/**
+	 * @param record the group's record, {@code null} for a group never led
+	 * @param liveTtl the whole TTL of the live etcd lease, -1 when none lives
+	 */
+	private record GroupState(@Nullable GroupRecord record, long liveTtl) {
 	}
 
 	private Optional<GroupRecord> record(Call call, String group) {

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
 import io.etcd.jetcd.ByteSequence;
@@ -86,6 +87,8 @@ public class EtcdLeaseStore implements LeaseStore {
 	 * starts (it checks it against etcd).
 	 */
 	private final Map<String, GroupRecord> written = new ConcurrentHashMap<>();
+
+	private final AtomicBoolean warmedUp = new AtomicBoolean();
 
 	/** The highest term this store saw per group: terms survive a wiped etcd. */
 	private final Map<String, Long> seenTerms = new ConcurrentHashMap<>();
@@ -315,6 +318,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {
+		warmUp(group);
 		Watch.Watcher watcher = this.client.getWatchClient()
 			.watch(groupPrefix(group), WatchOption.builder().isPrefix(true).build(), (response) -> onChange.run(),
 					(ex) -> {
@@ -322,6 +326,25 @@ public class EtcdLeaseStore implements LeaseStore {
 						onChange.run();
 					});
 		return watcher::close;
+	}
+
+	/**
+	 * The first call of each kind in a JVM costs jetcd and gRPC a few hundred
+	 * milliseconds; a follower's first ones would come at a handover. Asks once, without
+	 * waiting and without writing, what an acquire will ask: the time left on a lease (0
+	 * is none) and a transaction (compared on the group's record, so that it writes
+	 * nothing whatever it finds).
+	 */
+	private void warmUp(String group) {
+		if (this.warmedUp.compareAndSet(false, true)) {
+			this.client.getLeaseClient().timeToLive(0, LeaseOption.DEFAULT).exceptionally((ex) -> null);
+			this.client.getKVClient()
+				.txn()
+				.If(new Cmp(recordKey(group), Cmp.Op.LESS, CmpTarget.version(0)))
+				.Then(Op.put(recordKey(group), bytes(""), PutOption.DEFAULT))
+				.commit()
+				.exceptionally((ex) -> null);
+		}
 	}
 
 	@Override

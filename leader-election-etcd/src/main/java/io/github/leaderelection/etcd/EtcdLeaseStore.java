@@ -6,11 +6,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
@@ -123,7 +119,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
-		GroupState state = state(new Call("read", group, timeout), group);
+		GroupState state = state(new EtcdCall("read", group, timeout), group);
 		if (state.record() == null) {
 			return Optional.empty();
 		}
@@ -135,7 +131,7 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	@Override
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
-		Call call = new Call("acquire", group, timeout);
+		EtcdCall call = new EtcdCall("acquire", group, timeout);
 		GroupState state = state(call, group);
 		Optional<GroupRecord> record = Optional.ofNullable(state.record());
 		// etcd lost what this store saw (a wiped cluster, a restore from an older
@@ -196,7 +192,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		String group = lease.group();
-		Call call = new Call("renew", group, timeout);
+		EtcdCall call = new EtcdCall("renew", group, timeout);
 		GroupRecord current = this.written.get(group);
 		if (current == null || !current.isHeldBy(lease)) {
 			current = record(call, group).filter((found) -> found.isHeldBy(lease)).orElse(null);
@@ -219,7 +215,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	/** Expired while nobody took it, or asked for another duration: a new etcd lease. */
-	private boolean renewWithNewLease(Call call, String group, GroupRecord current, Duration leaseDuration) {
+	private boolean renewWithNewLease(EtcdCall call, String group, GroupRecord current, Duration leaseDuration) {
 		long leaseId = grant(call, leaseDuration);
 		GroupRecord next = new GroupRecord(current.term(), leaseId, current.fenceId(), current.holder(),
 				current.holder(), 0);
@@ -236,7 +232,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		String group = lease.group();
-		Call call = new Call("release", group, timeout);
+		EtcdCall call = new EtcdCall("release", group, timeout);
 		this.written.remove(group);
 		Optional<GroupRecord> record = record(call, group);
 		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
@@ -263,7 +259,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	 * record is as it was read.
 	 * @return the revision of the write, or -1 when the record had changed
 	 */
-	private long write(Call call, String group, Optional<GroupRecord> record, GroupRecord next,
+	private long write(EtcdCall call, String group, Optional<GroupRecord> record, GroupRecord next,
 			Duration leaseDuration) {
 		TxnResponse response = call.await(this.client.getKVClient()
 			.txn()
@@ -277,7 +273,7 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
-		Call call = new Call("force a leader of", group, timeout);
+		EtcdCall call = new EtcdCall("force a leader of", group, timeout);
 		while (true) {
 			Optional<GroupRecord> record = record(call, group);
 			if (record.isPresent() && candidateId.equals(record.get().holder())) {
@@ -297,7 +293,7 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	@Override
 	public void clear(String group, Duration timeout) {
-		Call call = new Call("clear", group, timeout);
+		EtcdCall call = new EtcdCall("clear", group, timeout);
 		while (true) {
 			Optional<GroupRecord> record = record(call, group);
 			if (record.isEmpty() || record.get().holder() == null) {
@@ -370,7 +366,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	 * The group's record and whether its etcd lease lives, in one request: a range read
 	 * of the group's keys.
 	 */
-	private GroupState state(Call call, String group) {
+	private GroupState state(EtcdCall call, String group) {
 		GetResponse response = call
 			.await(this.client.getKVClient().get(groupPrefix(group), GetOption.builder().isPrefix(true).build()));
 		GroupRecord record = null;
@@ -398,7 +394,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	private record GroupState(@Nullable GroupRecord record, long liveTtl) {
 	}
 
-	private Optional<GroupRecord> record(Call call, String group) {
+	private Optional<GroupRecord> record(EtcdCall call, String group) {
 		GetResponse response = call.await(this.client.getKVClient().get(recordKey(group)));
 		return response.getKvs().stream().findFirst().map(GroupRecord::decode);
 	}
@@ -409,7 +405,7 @@ public class EtcdLeaseStore implements LeaseStore {
 			.orElseGet(() -> new Cmp(recordKey(group), Cmp.Op.EQUAL, CmpTarget.version(0)));
 	}
 
-	private boolean writeRecord(Call call, String group, Optional<GroupRecord> record, GroupRecord next) {
+	private boolean writeRecord(EtcdCall call, String group, Optional<GroupRecord> record, GroupRecord next) {
 		return call
 			.await(this.client.getKVClient()
 				.txn()
@@ -430,7 +426,7 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	// etcd leases
 
-	private long grant(Call call, Duration leaseDuration) {
+	private long grant(EtcdCall call, Duration leaseDuration) {
 		return call.await(this.client.getLeaseClient().grant(ttlSeconds(leaseDuration))).getID();
 	}
 
@@ -446,7 +442,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	/** Seconds left on an etcd lease, or -1 when it is gone (or there is none). */
-	private long timeToLive(Call call, long leaseId) {
+	private long timeToLive(EtcdCall call, long leaseId) {
 		if (leaseId == 0) {
 			return -1;
 		}
@@ -454,7 +450,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	/** The lease's TTL after a keep-alive, or -1 when it is gone. */
-	private long keepAlive(Call call, long leaseId) {
+	private long keepAlive(EtcdCall call, long leaseId) {
 		if (leaseId == 0) {
 			return -1;
 		}
@@ -494,47 +490,6 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	static String encode(String name) {
 		return URLEncoder.encode(name, StandardCharsets.UTF_8);
-	}
-
-	/** One store operation's calls to etcd, all within its one timeout. */
-	private static final class Call {
-
-		private final String operation;
-
-		private final String group;
-
-		private final long deadline;
-
-		Call(String operation, String group, Duration timeout) {
-			this.operation = operation;
-			this.group = group;
-			this.deadline = System.nanoTime() + timeout.toNanos();
-		}
-
-		<T> T await(CompletableFuture<T> future) {
-			try {
-				return future.get(Math.max(0, this.deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-			}
-			catch (TimeoutException ex) {
-				future.cancel(true);
-				throw new LeaderElectionException(
-						"Could not " + this.operation + " group '" + this.group + "' in etcd within the call's timeout",
-						ex);
-			}
-			catch (InterruptedException ex) {
-				future.cancel(true);
-				Thread.currentThread().interrupt();
-				throw new LeaderElectionException(
-						"Interrupted while trying to " + this.operation + " group '" + this.group + "' in etcd", ex);
-			}
-			catch (ExecutionException ex) {
-				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-				throw new LeaderElectionException(
-						"Could not " + this.operation + " group '" + this.group + "' in etcd: " + cause.getMessage(),
-						cause);
-			}
-		}
-
 	}
 
 }

@@ -78,12 +78,6 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	private final String namespace;
 
-	/**
-	 * The record this store last wrote per group, with its revision: where a renewal
-	 * starts (it checks it against etcd).
-	 */
-	private final Map<String, GroupRecord> written = new ConcurrentHashMap<>();
-
 	private final AtomicBoolean warmedUp = new AtomicBoolean();
 
 	/** The highest term this store saw per group: terms survive a wiped etcd. */
@@ -149,10 +143,11 @@ public class EtcdLeaseStore implements LeaseStore {
 			}
 			// The lease a new holder must wait out: another candidate's that has not
 			// expired (forced or cleared away), or the one an earlier holder was still
-			// waiting out. Only then is the time left worth a request.
+			// waiting out. The other candidate may still renew it once (a renewal reads
+			// the record, then refreshes the lease): the wait is its whole TTL.
 			if (live && !candidateId.equals(current.leaseHolder())) {
 				fenceId = current.leaseId();
-				fenceTtl = timeToLive(call, current.leaseId());
+				fenceTtl = state.liveTtl();
 			}
 			long earlierTtl = timeToLive(call, current.fenceId());
 			if (earlierTtl > fenceTtl) {
@@ -168,7 +163,6 @@ public class EtcdLeaseStore implements LeaseStore {
 			revokeQuietly(leaseId);
 			return Optional.empty();
 		}
-		this.written.put(group, next.at(revision));
 		remember(group, term);
 		record.filter((previous) -> candidateId.equals(previous.leaseHolder()) && previous.leaseId() != 0)
 			.ifPresent((previous) -> revokeQuietly(previous.leaseId()));
@@ -184,34 +178,25 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Refreshes the etcd lease, then checks that the record did not change: a force or
-	 * clear in between must not be counted from a lease end the refresh moved. It starts
-	 * from the record this store last wrote, so a renewal takes two requests; a record
-	 * that changed under it is read again.
+	 * Reads the record, and if it still has this holder and term, refreshes the etcd
+	 * lease: two requests. The refresh is sent only once the read answered, so a leader
+	 * whose answers no longer arrive stops keeping its lease alive. A force or clear that
+	 * lands between the two cannot be outlived by this renewal: a holder that takes over
+	 * another's live lease waits its whole TTL.
 	 */
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		String group = lease.group();
 		EtcdCall call = new EtcdCall("renew", group, timeout);
-		GroupRecord current = this.written.get(group);
-		if (current == null || !current.isHeldBy(lease)) {
-			current = record(call, group).filter((found) -> found.isHeldBy(lease)).orElse(null);
+		Optional<GroupRecord> record = record(call, group);
+		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
+			return false;
 		}
-		while (current != null) {
-			long ttl = keepAlive(call, current.leaseId());
-			if (ttl != ttlSeconds(leaseDuration)) {
-				return renewWithNewLease(call, group, current, leaseDuration);
-			}
-			Optional<GroupRecord> again = record(call, group);
-			if (again.isPresent() && again.get().modRevision() == current.modRevision()) {
-				this.written.put(group, current);
-				return true;
-			}
-			this.written.remove(group);
-			GroupRecord changed = again.filter((found) -> found.isHeldBy(lease)).orElse(null);
-			current = (changed != null && changed.leaseId() != current.leaseId()) ? changed : null;
+		GroupRecord current = record.get();
+		if (keepAlive(call, current.leaseId()) == ttlSeconds(leaseDuration)) {
+			return true;
 		}
-		return false;
+		return renewWithNewLease(call, group, current, leaseDuration);
 	}
 
 	/** Expired while nobody took it, or asked for another duration: a new etcd lease. */
@@ -221,19 +206,13 @@ public class EtcdLeaseStore implements LeaseStore {
 				current.holder(), 0);
 		long revision = write(call, group, Optional.of(current), next, leaseDuration);
 		revokeQuietly((revision >= 0) ? current.leaseId() : leaseId);
-		if (revision < 0) {
-			this.written.remove(group);
-			return false;
-		}
-		this.written.put(group, next.at(revision));
-		return true;
+		return revision >= 0;
 	}
 
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		String group = lease.group();
 		EtcdCall call = new EtcdCall("release", group, timeout);
-		this.written.remove(group);
 		Optional<GroupRecord> record = record(call, group);
 		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
 			return;

@@ -22,11 +22,6 @@ record GroupRecord(long term, long leaseId, long fenceId, @Nullable String lease
 	/** A field of the record that names nobody. */
 	private static final String NOBODY = "~";
 
-	/** This record as written at a revision. */
-	GroupRecord at(long revision) {
-		return new GroupRecord(this.term, this.leaseId, this.fenceId, this.leaseHolder, this.holder, revision);
-	}
-
 	boolean isHeldBy(Lease lease) {
 		return lease.term() == this.term && Objects.equals(lease.holder(), this.holder)
 				&& Objects.equals(this.holder, this.leaseHolder);

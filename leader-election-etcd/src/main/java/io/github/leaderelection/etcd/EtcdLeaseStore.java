@@ -220,15 +220,8 @@ public class EtcdLeaseStore implements LeaseStore {
 		GroupRecord current = record.get();
 		// The wait for an earlier holder stays for the next one.
 		GroupRecord next = new GroupRecord(current.term(), 0, current.fenceId(), null, null, 0);
-		boolean written = call
-			.await(this.client.getKVClient()
-				.txn()
-				.If(unchanged(group, record))
-				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
-						Op.delete(leaseKey(group), DeleteOption.DEFAULT))
-				.commit())
-			.isSucceeded();
-		if (written) {
+		if (commitIfUnchanged(call, group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+				Op.delete(leaseKey(group), DeleteOption.DEFAULT)) >= 0) {
 			revokeQuietly(current.leaseId());
 		}
 	}
@@ -240,14 +233,9 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	private long write(EtcdCall call, String group, Optional<GroupRecord> record, GroupRecord next,
 			Duration leaseDuration) {
-		TxnResponse response = call.await(this.client.getKVClient()
-			.txn()
-			.If(unchanged(group, record))
-			.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
-					Op.put(leaseKey(group), bytes(next.term() + " " + ttlSeconds(leaseDuration)),
-							PutOption.builder().withLeaseId(next.leaseId()).build()))
-			.commit());
-		return response.isSucceeded() ? response.getHeader().getRevision() : -1;
+		return commitIfUnchanged(call, group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+				Op.put(leaseKey(group), bytes(next.term() + " " + ttlSeconds(leaseDuration)),
+						PutOption.builder().withLeaseId(next.leaseId()).build()));
 	}
 
 	@Override
@@ -307,16 +295,15 @@ public class EtcdLeaseStore implements LeaseStore {
 	 * The first call of each kind in a JVM costs jetcd and gRPC a few hundred
 	 * milliseconds; a follower's first ones would come at a handover. Asks once, without
 	 * waiting and without writing, what an acquire will ask: the time left on a lease (0
-	 * is none) and a transaction (compared on the group's record, so that it writes
-	 * nothing whatever it finds).
+	 * is none) and a transaction (a read-only one, which etcd answers without its log).
 	 */
 	private void warmUp(String group) {
 		if (this.warmedUp.compareAndSet(false, true)) {
 			this.client.getLeaseClient().timeToLive(0, LeaseOption.DEFAULT).exceptionally((ex) -> null);
 			this.client.getKVClient()
 				.txn()
-				.If(new Cmp(recordKey(group), Cmp.Op.LESS, CmpTarget.version(0)))
-				.Then(Op.put(recordKey(group), bytes(""), PutOption.DEFAULT))
+				.If(new Cmp(recordKey(group), Cmp.Op.GREATER, CmpTarget.version(0)))
+				.Then(Op.get(recordKey(group), GetOption.DEFAULT))
 				.commit()
 				.exceptionally((ex) -> null);
 		}
@@ -385,13 +372,18 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	private boolean writeRecord(EtcdCall call, String group, Optional<GroupRecord> record, GroupRecord next) {
-		return call
-			.await(this.client.getKVClient()
-				.txn()
-				.If(unchanged(group, record))
-				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT))
-				.commit())
-			.isSucceeded();
+		return commitIfUnchanged(call, group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT)) >= 0;
+	}
+
+	/**
+	 * Every write of this store: the operations, in one transaction, only if the record
+	 * is as it was read.
+	 * @return the revision of the write, or -1 when the record had changed
+	 */
+	private long commitIfUnchanged(EtcdCall call, String group, Optional<GroupRecord> record, Op... operations) {
+		TxnResponse response = call
+			.await(this.client.getKVClient().txn().If(unchanged(group, record)).Then(operations).commit());
+		return response.isSucceeded() ? response.getHeader().getRevision() : -1;
 	}
 
 	private long nextTerm(String group, Optional<GroupRecord> record) {

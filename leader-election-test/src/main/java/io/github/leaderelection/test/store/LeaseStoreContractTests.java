@@ -56,6 +56,12 @@ public abstract class LeaseStoreContractTests {
 
 	private static final Duration EXPIRY_WAIT = Duration.ofSeconds(10);
 
+	/**
+	 * Groups in one batch: more than a store's natural chunk (etcd's 128 operations per
+	 * transaction, a few hundred bind parameters), so that chunking is exercised.
+	 */
+	private static final int MANY = 300;
+
 	private LeaseStore store;
 
 	/**
@@ -202,6 +208,64 @@ public abstract class LeaseStoreContractTests {
 		assertThat(leases.get(led).holder()).isEqualTo("a");
 		assertThat(leases.get(led).term()).isEqualTo(lease.term());
 		assertThat(leases.get(led).hasLiveHolder()).isTrue();
+	}
+
+	@Test
+	void renewsInOneCallOnlyLeasesThatNobodyForcedOrClearedOrTook() {
+		String kept = newGroup();
+		String forced = newGroup();
+		String cleared = newGroup();
+		String takenBack = newGroup();
+		Lease keptLease = acquire(this.store, kept, "a", SHORT).orElseThrow();
+		Lease forcedLease = acquire(this.store, forced, "a", LIVE).orElseThrow();
+		Lease clearedLease = acquire(this.store, cleared, "a", LIVE).orElseThrow();
+		Lease oldLease = acquire(this.store, takenBack, "a", LIVE).orElseThrow();
+		LeaseStore other = createStore();
+		other.forceLeader(forced, "b", TIMEOUT);
+		other.clear(cleared, TIMEOUT);
+		Lease newLease = acquire(other, takenBack, "a", LIVE).orElseThrow(); // same
+																				// holder,
+																				// new
+																				// term
+		assertThat(this.store.renewAll(List.of(forcedLease, clearedLease, oldLease, keptLease,
+				new Lease(newGroup(), "a", 1, LIVE, Duration.ZERO)), RENEWED, TIMEOUT))
+			.containsExactly(kept);
+		assertThat(read(kept).expiresIn()).isGreaterThan(SHORT);
+		assertThat(read(forced).holder()).isEqualTo("b");
+		assertThat(read(cleared).holder()).isNull();
+		assertThat(read(takenBack).term()).isEqualTo(newLease.term());
+	}
+
+	@Test
+	void renewsAndReadsManyGroupsInOneCall() {
+		List<String> groups = new ArrayList<>();
+		List<Lease> leases = new ArrayList<>();
+		for (int i = 0; i < MANY; i++) {
+			String group = newGroup();
+			groups.add(group);
+			leases.add(acquire(this.store, group, "a", SHORT).orElseThrow());
+		}
+		Lease stale = leases.get(MANY / 2);
+		this.store.release(stale, TIMEOUT);
+		List<String> renewable = new ArrayList<>(groups);
+		renewable.remove(stale.group());
+		assertThat(this.store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(renewable);
+		List<String> withUnknown = new ArrayList<>(groups);
+		withUnknown.add(newGroup());
+		Map<String, Lease> read = createStore().readAll(withUnknown, TIMEOUT);
+		assertThat(read).containsOnlyKeys(groups);
+		for (Lease lease : leases) {
+			Lease current = read.get(lease.group());
+			assertThat(current.term()).isEqualTo(lease.term());
+			if (lease == stale) {
+				assertThat(current.hasLiveHolder()).isFalse();
+			}
+			else {
+				assertThat(current.holder()).isEqualTo("a");
+				assertThat(current.expiresIn()).isGreaterThan(SHORT);
+			}
+		}
+		assertThat(this.store.readAll(List.of(), TIMEOUT)).isEmpty();
 	}
 
 	@Test

@@ -12,9 +12,10 @@ import java.util.Objects;
  * <li>{@code renewDeadline}: how long a leader keeps believing after the start of its
  * last successful renewal. The gap to {@code leaseDuration} is the margin that absorbs
  * differences in clock rate between this process and the store.</li>
- * <li>{@code retryPeriod}: how often the leader renews and followers try (each follower
- * on a phase of its own, so that followers do not hit the store together and a released
- * lease is taken within one retry period).</li>
+ * <li>{@code retryPeriod}: how often the leader renews and followers try: once per period
+ * each node renews all the leases it holds in one request and reads all the groups it
+ * follows in another, on a phase of its own, so that nodes do not hit the store together
+ * and a released lease is taken within one retry period.</li>
  * </ul>
  *
  * @param leaseDuration lease kept by the store

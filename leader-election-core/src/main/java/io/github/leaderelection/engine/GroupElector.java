@@ -32,12 +32,23 @@ import org.slf4j.LoggerFactory;
  * cannot block readers, the deadline timer or an administrator.
  *
  * <p>
- * Attempts run on the engine's shared store threads, at most one at a time per group: a
- * request arriving while one runs is folded into a single follow-up attempt.
+ * The regular steps, a leader's renewal and a follower's look at the lease, are not this
+ * elector's own: the node's {@link NodeRounds rounds} take them for all groups at once,
+ * one store request each per retry period, and hand each elector its outcome. An elector
+ * makes calls of its own only for what is not regular: taking a lease it saw free,
+ * releasing, retrying after a failure, waiting out an earlier holder. These attempts run
+ * on the engine's shared store threads, at most one at a time per group: a request
+ * arriving while one runs is folded into a single follow-up attempt.
  */
 final class GroupElector implements LeaderElection {
 
 	private static final Logger logger = LoggerFactory.getLogger(GroupElector.class);
+
+	/**
+	 * What an attempt returns instead of a delay when its next step is the node's round:
+	 * a renewal of the lease it believes in, or a look at the lease it follows.
+	 */
+	private static final long NEXT_ROUND = Long.MIN_VALUE;
 
 	private final String group;
 
@@ -100,10 +111,21 @@ final class GroupElector implements LeaderElection {
 	private @Nullable AutoCloseable watch;
 
 	/**
-	 * Whether the next follower attempt picks a new random phase; see
-	 * {@link #followerDelay()}.
+	 * Whether the next regular step belongs to the node's round rather than to an attempt
+	 * scheduled by this elector. Guarded by this.
 	 */
-	private volatile boolean randomPhase = true;
+	private boolean inRounds;
+
+	/** Whether a round's store call for this group is on its way. Guarded by this. */
+	private boolean roundCallPending;
+
+	/**
+	 * The lease a round has just read, for the attempt it started, so that the attempt
+	 * need not read it again; consumed by that attempt. Guarded by this.
+	 */
+	private @Nullable Lease roundRead;
+
+	private boolean roundReadPending;
 
 	private final AtomicBoolean attemptRunning = new AtomicBoolean();
 
@@ -387,12 +409,163 @@ final class GroupElector implements LeaderElection {
 		return this.started && !this.stopped;
 	}
 
+	/**
+	 * Schedules this elector's next attempt, or leaves its next step to the node's round
+	 * ({@link #NEXT_ROUND}).
+	 */
 	private synchronized void scheduleAttempt(long delayNanos) {
 		if (this.stopped) {
 			return;
 		}
 		cancel(this.nextAttempt);
-		this.nextAttempt = this.engine.schedule(this::requestAttempt, delayNanos);
+		this.nextAttempt = null;
+		long delay = delayNanos;
+		if (delay == NEXT_ROUND && !roundTakesNextStep()) {
+			// A lease to release, or one still waited out, is this elector's own
+			// business.
+			delay = (this.releasing != null) ? 0
+					: Math.max(0, Math.min(this.retryPeriodNanos, this.activeFromNanos - now()));
+		}
+		this.inRounds = delay == NEXT_ROUND;
+		if (!this.inRounds) {
+			this.nextAttempt = this.engine.schedule(this::requestAttempt, delay);
+		}
+	}
+
+	/**
+	 * Whether the node's rounds know this elector's next regular step: renewing the lease
+	 * it believes in, or looking at the lease of a group it follows.
+	 */
+	private boolean roundTakesNextStep() {
+		return this.releasing == null && (this.held == null || believed() != null);
+	}
+
+	// The node's rounds (see NodeRounds)
+
+	/**
+	 * This elector's part in a renewal round sent at the given instant: the lease it
+	 * believes in, unless its next step is its own or the belief is over.
+	 */
+	synchronized @Nullable RoundRenewal renewalForRound(long start) {
+		if (!this.inRounds || !this.started || this.stopped || this.attemptRunning.get()) {
+			return null;
+		}
+		Belief current = believed();
+		Lease lease = this.held;
+		if (current == null || lease == null || this.releasing != null || !current.isHeldAt(start)) {
+			// A belief past its deadline is ended by the deadline check, not renewed.
+			return null;
+		}
+		this.roundCallPending = true;
+		return new RoundRenewal(lease, current, start);
+	}
+
+	/**
+	 * Whether a read round looks at this group: it follows the group, with no step of its
+	 * own scheduled.
+	 */
+	synchronized boolean followsInRound() {
+		boolean follows = this.inRounds && this.started && !this.stopped && !this.attemptRunning.get()
+				&& this.held == null && this.releasing == null;
+		if (follows) {
+			this.roundCallPending = true;
+		}
+		return follows;
+	}
+
+	/**
+	 * What a read round found: the group's lease, or null if it was never led. A lease
+	 * this candidate may take starts an attempt, which takes it without reading again.
+	 */
+	void readInRound(@Nullable Lease lease) {
+		synchronized (this) {
+			this.roundCallPending = false;
+		}
+		recovered();
+		observe(lease);
+		noteOwnIdElsewhere(lease);
+		synchronized (this) {
+			if (!this.inRounds || this.stopped || this.held != null || this.duplicateId.conflict() != null
+					|| (lease != null && !lease.isAcquirableBy(this.candidateId))) {
+				return;
+			}
+			long stayOut = this.competeAfterNanos - now();
+			if (stayOut > 0) {
+				scheduleAttempt(stayOut);
+				return;
+			}
+			this.roundRead = lease;
+			this.roundReadPending = true;
+		}
+		requestAttempt();
+	}
+
+	/** A round's store call for this group failed. */
+	void roundFailed(Throwable ex) {
+		synchronized (this) {
+			this.roundCallPending = false;
+		}
+		failed(ex);
+		scheduleAttempt(retryDelayAfterFailure());
+	}
+
+	/**
+	 * This elector's lease in a renewal round, and what the round's outcome does to it.
+	 */
+	final class RoundRenewal {
+
+		private final Lease lease;
+
+		private final Belief before;
+
+		private final long start;
+
+		private @Nullable Lost lost;
+
+		RoundRenewal(Lease lease, Belief before, long start) {
+			this.lease = lease;
+			this.before = before;
+			this.start = start;
+		}
+
+		Lease lease() {
+			return this.lease;
+		}
+
+		GroupElector elector() {
+			return GroupElector.this;
+		}
+
+		/** The store extended the lease. */
+		void renewed() {
+			synchronized (GroupElector.this) {
+				GroupElector.this.roundCallPending = false;
+			}
+			recovered();
+			scheduleAttempt(GroupElector.this.renewed(this.lease, this.before, this.start));
+		}
+
+		/**
+		 * The store refused: stops believing at once. {@link #lostAs} follows, with the
+		 * lease as read after the round.
+		 * @return whether the group is to be read to learn why
+		 */
+		boolean refused() {
+			synchronized (GroupElector.this) {
+				GroupElector.this.roundCallPending = false;
+			}
+			recovered();
+			this.lost = loseLocally(this.lease);
+			return this.lost != null;
+		}
+
+		/** Revokes the belief that {@link #refused()} ended, with the store's reason. */
+		void lostAs(@Nullable Lease now) {
+			if (this.lost != null) {
+				scheduleAttempt(afterLost(this.lost, now));
+			}
+		}
+
 	}
 
 	/**
@@ -421,12 +594,13 @@ final class GroupElector implements LeaderElection {
 	 * deadline from the start of the last renewal that succeeded, and waiting a whole
 	 * period between tries would throw away up to a period of it, so an outage the leader
 	 * could have ridden out would end its leadership. (A failure that hangs is bounded by
-	 * the call timeout, so these tries never pile up.) Everyone else keeps to the retry
-	 * period, so that a store that is down is not pressed harder by followers.
+	 * the call timeout, so these tries never pile up.) Followers go back to the node's
+	 * rounds, so that a store that is down is not pressed harder by them; a lease still
+	 * to be released or waited out is tried again a retry period later.
 	 */
 	private synchronized long retryDelayAfterFailure() {
-		if (this.held == null) {
-			return followerDelay();
+		if (this.held == null && this.releasing == null) {
+			return NEXT_ROUND;
 		}
 		if (believed() == null || this.releasing != null) {
 			return this.retryPeriodNanos;
@@ -451,11 +625,15 @@ final class GroupElector implements LeaderElection {
 					this.releasing = null;
 				}
 			}
-			return followerDelay();
+			return NEXT_ROUND;
 		}
 		return (lease != null) ? renew(lease) : acquire();
 	}
 
+	/**
+	 * Renews on its own: a lease still waited out before it is acted on, or a believed
+	 * one whose renewal in the round failed.
+	 */
 	private long renew(Lease lease) {
 		long start = now();
 		Belief before;
@@ -472,9 +650,20 @@ final class GroupElector implements LeaderElection {
 		if (!renewed) {
 			return lost(lease);
 		}
+		return renewed(lease, before, start);
+	}
+
+	/**
+	 * Turns a renewal that succeeded into belief: extends the belief it renewed, or
+	 * grants a lease that was waited out.
+	 * @param before the belief when the renewal was sent, or null
+	 * @param start when the renewal was sent
+	 * @return the delay until this elector's next attempt, or {@link #NEXT_ROUND}
+	 */
+	private long renewed(Lease lease, @Nullable Belief before, long start) {
 		synchronized (this) {
 			if (this.held != lease || this.stopped) {
-				return this.retryPeriodNanos; // yielded, forced or stopped while renewing
+				return NEXT_ROUND; // forced or stopped while renewing
 			}
 			if (this.releasing == lease) {
 				// Yielded while the renewal was on its way: a lease that is to be
@@ -491,29 +680,20 @@ final class GroupElector implements LeaderElection {
 					return 0;
 				}
 				transition(new Belief(current.leadership, start + this.renewDeadlineNanos), null);
-				return this.retryPeriodNanos;
+				return NEXT_ROUND;
 			}
 			long untilActive = this.activeFromNanos - start;
 			if (untilActive <= 0) {
-				return grantUnlessTooLate(lease, start) ? this.retryPeriodNanos : 0;
+				return grantUnlessTooLate(lease, start) ? NEXT_ROUND : 0;
 			}
 			return Math.min(this.retryPeriodNanos, untilActive);
 		}
 	}
 
 	private long lost(Lease lease) {
-		Belief lostBelief;
-		synchronized (this) {
-			if (this.held != lease) {
-				return this.retryPeriodNanos;
-			}
-			this.held = null;
-			lostBelief = believed();
-			if (lostBelief != null) {
-				// Stop believing before asking the store why; the revocation, with the
-				// reason the store gives, follows.
-				lostBelief.end();
-			}
+		Lost lostLease = loseLocally(lease);
+		if (lostLease == null) {
+			return NEXT_ROUND;
 		}
 		Lease now = null;
 		try {
@@ -522,6 +702,32 @@ final class GroupElector implements LeaderElection {
 		catch (Exception ex) {
 			logger.debug("Could not read group '{}' after losing its lease", this.group, ex);
 		}
+		return afterLost(lostLease, now);
+	}
+
+	/**
+	 * The store refused to renew: stops believing at once, before asking the store why.
+	 * @return what was lost, or null if the lease was no longer held here anyway
+	 */
+	private synchronized @Nullable Lost loseLocally(Lease lease) {
+		if (this.held != lease) {
+			return null;
+		}
+		this.held = null;
+		Belief lostBelief = believed();
+		if (lostBelief != null) {
+			// The revocation, with the reason the store gives, follows.
+			lostBelief.end();
+		}
+		return new Lost(lostBelief);
+	}
+
+	/**
+	 * Revokes a lost belief with the reason the store gives: the lease as read after the
+	 * renewal was refused, or null if unknown or never led.
+	 */
+	private long afterLost(Lost lost, @Nullable Lease now) {
+		Belief lostBelief = lost.belief();
 		noteOwnIdElsewhere(now);
 		if (lostBelief != null) {
 			// Another holder, or none, before our deadline: only an administrator does
@@ -540,19 +746,29 @@ final class GroupElector implements LeaderElection {
 		// A follower now, on a follower's schedule: a store that keeps refusing renewals
 		// while it names this candidate must not make it take the lease again and lose
 		// it again at once, over and over (a reconnect, say, still wakes it at once).
-		return followerDelay();
+		return NEXT_ROUND;
 	}
 
 	private long acquire() {
-		Lease current = this.store.read(this.group, this.callTimeout).orElse(null);
-		observe(current);
-		noteOwnIdElsewhere(current);
+		Lease current;
+		boolean readByRound;
+		synchronized (this) {
+			readByRound = this.roundReadPending;
+			current = this.roundRead;
+			this.roundReadPending = false;
+			this.roundRead = null;
+		}
+		if (!readByRound) {
+			current = this.store.read(this.group, this.callTimeout).orElse(null);
+			observe(current);
+			noteOwnIdElsewhere(current);
+		}
 		synchronized (this) {
 			if (this.stopped || this.held != null) {
-				return this.retryPeriodNanos;
+				return NEXT_ROUND;
 			}
 			if (this.duplicateId.conflict() != null) {
-				return followerDelay();
+				return NEXT_ROUND;
 			}
 			long stayOut = this.competeAfterNanos - now();
 			if (stayOut > 0) {
@@ -564,14 +780,14 @@ final class GroupElector implements LeaderElection {
 			}
 		}
 		if (current != null && !current.isAcquirableBy(this.candidateId)) {
-			return followerDelay();
+			return NEXT_ROUND;
 		}
 		long start = now();
 		Optional<Lease> taken = this.store.tryAcquire(this.group, this.candidateId,
 				this.engine.timing().leaseDuration(), this.callTimeout);
 		long end = now();
 		if (taken.isEmpty()) {
-			return followerDelay();
+			return NEXT_ROUND;
 		}
 		Lease lease = taken.get();
 		boolean stoppedMeanwhile;
@@ -585,7 +801,7 @@ final class GroupElector implements LeaderElection {
 				this.releasing = null;
 				long untilActive = lease.activeIn().toNanos();
 				if (untilActive <= 0) {
-					return grantUnlessTooLate(lease, start) ? this.retryPeriodNanos : 0;
+					return grantUnlessTooLate(lease, start) ? NEXT_ROUND : 0;
 				}
 				// Taken over before the previous lease ran out: wait until it surely has,
 				// measured
@@ -598,7 +814,7 @@ final class GroupElector implements LeaderElection {
 			}
 		}
 		release(lease);
-		return this.retryPeriodNanos;
+		return NEXT_ROUND;
 	}
 
 	/** See {@link DuplicateIdDetector}: logs outside the lock what it found. */
@@ -679,7 +895,6 @@ final class GroupElector implements LeaderElection {
 			return;
 		}
 		RevocationReason why = Objects.requireNonNull(reason, "reason");
-		this.randomPhase = true;
 		Leadership leadership = from.leadership;
 		logger.info("Leadership of group '{}' revoked from candidate '{}' (term {}): {}", this.group, this.candidateId,
 				leadership.term(), why);
@@ -740,7 +955,7 @@ final class GroupElector implements LeaderElection {
 				scheduleDeadlineCheck(expected);
 				return;
 			}
-			expire(expected, this.attemptRunning.get());
+			expire(expected, this.attemptRunning.get() || this.roundCallPending);
 		}
 		requestAttempt();
 	}
@@ -820,29 +1035,8 @@ final class GroupElector implements LeaderElection {
 		}
 	}
 
-	/**
-	 * A follower's next attempt: one retry period after the last one, so that a follower
-	 * asks the store once per period and takes a released lease within one period even
-	 * from a store that cannot push. Only the phase is random: the first follower attempt
-	 * after a start, a revocation or a store notification waits a random part of the
-	 * period, so that the followers of a group, and the groups of a node, do not hit the
-	 * store together. (A delay drawn at random for every attempt would either poll more
-	 * often than once per period or exceed it now and then.)
-	 */
-	private long followerDelay() {
-		if (this.randomPhase) {
-			this.randomPhase = false;
-			return 1 + (long) (ThreadLocalRandom.current().nextDouble() * this.retryPeriodNanos);
-		}
-		return this.retryPeriodNanos;
-	}
-
-	/**
-	 * A store notification: try at once, then poll again on a phase of this candidate's
-	 * own.
-	 */
+	/** A store notification: try at once. */
 	private void notified() {
-		this.randomPhase = true;
 		requestAttempt();
 	}
 
@@ -860,6 +1054,10 @@ final class GroupElector implements LeaderElection {
 	public String toString() {
 		return "LeaderElection[group=" + this.group + ", candidateId=" + this.candidateId + ", leader=" + isLeader()
 				+ "]";
+	}
+
+	/** A lease the store refused to renew, and the belief that ended with it, if any. */
+	private record Lost(@Nullable Belief belief) {
 	}
 
 	/**

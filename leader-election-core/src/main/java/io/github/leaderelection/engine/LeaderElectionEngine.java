@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the elections of all the groups an application joins, through one store, on a
  * fixed set of threads: one timer, a small pool for store calls and one for
- * notifications, however many groups there are (the timer and the store calls can run on
- * an {@link ElectionScheduler} given to the builder instead, such as a
+ * notifications, and with two regular store requests per retry period, however many
+ * groups there are (see {@link NodeRounds}) (the timer and the store calls can run on an
+ * {@link ElectionScheduler} given to the builder instead, such as a
  * {@link VirtualElectionScheduler} in tests). Usable without Spring.
  *
  * <pre class="code">
@@ -72,6 +73,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 	private final Map<String, GroupElector> electors = new ConcurrentHashMap<>();
 
+	private final NodeRounds rounds;
+
 	private final Object lifecycleMonitor = new Object();
 
 	private boolean running;
@@ -86,6 +89,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		this.candidateId = Names.requireValid("candidate id",
 				(builder.candidateId != null) ? builder.candidateId : defaultCandidateId());
 		this.timing = builder.timing;
+		this.rounds = new NodeRounds(this, this.electors::values);
 		this.releaseOnShutdown = builder.releaseOnShutdown;
 		this.shutdownTimeout = builder.shutdownTimeout;
 		this.ownThreads = (builder.scheduler != null) ? null : new OwnThreads(builder.storeThreads);
@@ -200,6 +204,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 					this.candidateId, this.store.backend(), this.electors.size(), this.timing.leaseDuration(),
 					this.timing.renewDeadline(), this.timing.retryPeriod());
 			this.electors.values().forEach(GroupElector::start);
+			this.rounds.start();
 		}
 	}
 

@@ -1,6 +1,7 @@
 package io.github.leaderelection.engine;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -86,6 +87,17 @@ class EventDeliveryTests {
 
 			@Override
 			public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+				holdIfAsked();
+				return super.renew(lease, leaseDuration, timeout);
+			}
+
+			@Override
+			public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+				holdIfAsked();
+				return super.renewAll(leases, leaseDuration, timeout);
+			}
+
+			private void holdIfAsked() {
 				if (hold.get()) {
 					renewing.countDown();
 					// A driver call that does not answer to interrupts.
@@ -98,7 +110,6 @@ class EventDeliveryTests {
 						}
 					}
 				}
-				return super.renew(lease, leaseDuration, timeout);
 			}
 
 		};

@@ -1,7 +1,10 @@
 package io.github.leaderelection.engine;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -103,6 +106,18 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		before();
 		return this.mode != Mode.REFUSE_RENEWALS && delegate().renew(lease, leaseDuration, timeout);
+	}
+
+	@Override
+	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		before();
+		return (this.mode != Mode.REFUSE_RENEWALS) ? delegate().renewAll(leases, leaseDuration, timeout) : Set.of();
+	}
+
+	@Override
+	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+		before();
+		return delegate().readAll(groups, timeout);
 	}
 
 	@Override

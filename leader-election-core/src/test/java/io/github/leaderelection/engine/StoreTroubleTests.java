@@ -1,6 +1,11 @@
 package io.github.leaderelection.engine;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -461,6 +466,28 @@ class StoreTroubleTests {
 		@Override
 		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 			return call(() -> super.renew(lease, leaseDuration, timeout), timeout);
+		}
+
+		/** One by one through {@link #renew}, which the faults intercept. */
+		@Override
+		public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+			Set<String> renewed = new LinkedHashSet<>();
+			for (Lease lease : leases) {
+				if (renew(lease, leaseDuration, timeout)) {
+					renewed.add(lease.group());
+				}
+			}
+			return renewed;
+		}
+
+		/** One by one through {@link #read}, which the faults intercept. */
+		@Override
+		public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+			Map<String, Lease> leases = new LinkedHashMap<>();
+			for (String group : groups) {
+				read(group, timeout).ifPresent((lease) -> leases.put(group, lease));
+			}
+			return leases;
 		}
 
 		@Override

@@ -1,0 +1,186 @@
+package io.github.leaderelection.engine;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import io.github.leaderelection.ElectionTiming;
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's regular store requests, for all its groups at once: once per retry period,
+ * one {@link LeaseStore#renewAll renewal} of every lease the node leads and one
+ * {@link LeaseStore#readAll read} of every group it follows, so that a node with ten
+ * thousand groups makes two requests per period, not ten thousand.
+ *
+ * <p>
+ * A round only carries requests: it asks each elector what it has to renew or read and
+ * hands each its own outcome, and the elector decides what that means for its belief. A
+ * belief extended by a round lasts the renew deadline from the instant the round was
+ * sent, as one renewed on its own would. What is not regular (taking a lease seen free,
+ * releasing, retrying a renewal that failed) each elector does on its own.
+ *
+ * <p>
+ * The rounds of one node run on a phase of its own, chosen at random when it starts, so
+ * that nodes do not hit the store together. A round that is still on its way when the
+ * next is due is not doubled: the next round of its kind is skipped.
+ */
+final class NodeRounds {
+
+	private static final Logger logger = LoggerFactory.getLogger(NodeRounds.class);
+
+	private final LeaderElectionEngine engine;
+
+	private final LeaseStore store;
+
+	private final ElectionTiming timing;
+
+	private final Supplier<Collection<GroupElector>> electors;
+
+	private final AtomicBoolean renewing = new AtomicBoolean();
+
+	private final AtomicBoolean reading = new AtomicBoolean();
+
+	private long nextRoundNanos;
+
+	NodeRounds(LeaderElectionEngine engine, Supplier<Collection<GroupElector>> electors) {
+		this.engine = engine;
+		this.store = engine.store();
+		this.timing = engine.timing();
+		this.electors = electors;
+	}
+
+	/** Starts the rounds, the first within one retry period. */
+	void start() {
+		long period = this.timing.retryPeriod().toNanos();
+		long phase = 1 + (long) (ThreadLocalRandom.current().nextDouble() * period);
+		this.nextRoundNanos = this.engine.nanoTime() + phase;
+		this.engine.schedule(this::due, phase);
+	}
+
+	private void due() {
+		// At a fixed rate: a round that runs late does not push the later ones back.
+		long period = this.timing.retryPeriod().toNanos();
+		long now = this.engine.nanoTime();
+		do {
+			this.nextRoundNanos += period;
+		}
+		while (this.nextRoundNanos - now <= 0);
+		this.engine.schedule(this::due, this.nextRoundNanos - now);
+		this.engine.executeStoreTask(this::renewRound);
+		this.engine.executeStoreTask(this::readRound);
+	}
+
+	private void renewRound() {
+		if (!this.renewing.compareAndSet(false, true)) {
+			logger.debug("Skipping a renewal round: the last one is still on its way");
+			return;
+		}
+		try {
+			renewAll();
+		}
+		finally {
+			this.renewing.set(false);
+		}
+	}
+
+	private void renewAll() {
+		long start = this.engine.nanoTime();
+		List<GroupElector.RoundRenewal> renewals = new ArrayList<>();
+		for (GroupElector elector : this.electors.get()) {
+			GroupElector.RoundRenewal renewal = elector.renewalForRound(start);
+			if (renewal != null) {
+				renewals.add(renewal);
+			}
+		}
+		if (renewals.isEmpty()) {
+			return;
+		}
+		Set<String> renewed;
+		try {
+			renewed = this.store.renewAll(renewals.stream().map(GroupElector.RoundRenewal::lease).toList(),
+					this.timing.leaseDuration(), this.timing.storeCallTimeout());
+		}
+		catch (Throwable ex) {
+			rethrowIfFatal(ex);
+			renewals.forEach((renewal) -> renewal.elector().roundFailed(ex));
+			return;
+		}
+		List<GroupElector.RoundRenewal> refused = new ArrayList<>();
+		for (GroupElector.RoundRenewal renewal : renewals) {
+			if (renewed.contains(renewal.lease().group())) {
+				renewal.renewed();
+			}
+			else if (renewal.refused()) {
+				refused.add(renewal);
+			}
+		}
+		if (!refused.isEmpty()) {
+			// Why each was refused (forced elsewhere, or lost) is in the lease as it is
+			// now: one read for all of them.
+			Map<String, Lease> now = readQuietly(refused.stream().map((renewal) -> renewal.lease().group()).toList());
+			refused.forEach((renewal) -> renewal.lostAs(now.get(renewal.lease().group())));
+		}
+	}
+
+	private Map<String, Lease> readQuietly(List<String> groups) {
+		try {
+			return this.store.readAll(groups, this.timing.storeCallTimeout());
+		}
+		catch (Exception ex) {
+			logger.debug("Could not read {} group(s) after losing their leases", groups.size(), ex);
+			return Map.of();
+		}
+	}
+
+	private void readRound() {
+		if (!this.reading.compareAndSet(false, true)) {
+			logger.debug("Skipping a read round: the last one is still on its way");
+			return;
+		}
+		try {
+			readAll();
+		}
+		finally {
+			this.reading.set(false);
+		}
+	}
+
+	private void readAll() {
+		List<GroupElector> followers = new ArrayList<>();
+		for (GroupElector elector : this.electors.get()) {
+			if (elector.followsInRound()) {
+				followers.add(elector);
+			}
+		}
+		if (followers.isEmpty()) {
+			return;
+		}
+		Map<String, Lease> leases;
+		try {
+			leases = this.store.readAll(followers.stream().map(GroupElector::group).toList(),
+					this.timing.storeCallTimeout());
+		}
+		catch (Throwable ex) {
+			rethrowIfFatal(ex);
+			followers.forEach((elector) -> elector.roundFailed(ex));
+			return;
+		}
+		followers.forEach((elector) -> elector.readInRound(leases.get(elector.group())));
+	}
+
+	private static void rethrowIfFatal(Throwable ex) {
+		if (ex instanceof VirtualMachineError error) {
+			throw error;
+		}
+	}
+
+}

@@ -1,0 +1,211 @@
+package io.github.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionListener;
+import io.github.leaderelection.Leadership;
+import io.github.leaderelection.RevocationReason;
+import io.github.leaderelection.memory.InMemoryLeaseStore;
+import io.github.leaderelection.spi.ForwardingLeaseStore;
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static io.github.leaderelection.engine.TestEngines.TIMING;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A node's regular store requests for many groups, on virtual time: one renewal of every
+ * lease it leads and one read of every group it follows per retry period, each group
+ * still judged on its own.
+ */
+class NodeRoundsTests {
+
+	private static final int GROUPS = 500;
+
+	private static final Duration STEP = Duration.ofMillis(10);
+
+	private static final Duration WAIT = Duration.ofSeconds(60);
+
+	private final VirtualElectionScheduler time = new VirtualElectionScheduler();
+
+	private final InMemoryLeaseStore store = new InMemoryLeaseStore(this.time::nanoTime);
+
+	private final TestEngines engines = new TestEngines(this.time);
+
+	@AfterEach
+	void closeEngines() {
+		this.engines.close();
+	}
+
+	@Test
+	void aNodeRenewsEveryLeaseItLeadsAndReadsEveryGroupItFollowsInOneRequestEachPerPeriod() {
+		CountingStore aStore = new CountingStore(this.store);
+		CountingStore bStore = new CountingStore(this.store);
+		List<LeaderElection> a = join(this.engines.engine("a", aStore));
+		advanceUntil(() -> a.stream().allMatch(LeaderElection::isLeader));
+		List<LeaderElection> b = join(this.engines.engine("b", bStore));
+		advanceUntil(() -> b.stream().allMatch((election) -> election.currentLeader().isPresent()));
+		List<Long> terms = a.stream().map((election) -> election.leadership().orElseThrow().term()).toList();
+		aStore.calls.clear();
+		bStore.calls.clear();
+
+		int periods = 20;
+		advance(TIMING.retryPeriod().multipliedBy(periods));
+
+		assertThat(aStore.count("renewAll")).as("renewal rounds of the leader").isBetween(periods - 1, periods + 1);
+		assertThat(bStore.count("readAll")).as("read rounds of the follower").isBetween(periods - 1, periods + 1);
+		assertThat(aStore.calls).as("calls of the leader").containsOnlyKeys("renewAll");
+		assertThat(bStore.calls).as("calls of the follower").containsOnlyKeys("readAll");
+		assertThat(aStore.largestBatch).hasValue(GROUPS);
+		assertThat(bStore.largestBatch).hasValue(GROUPS);
+		assertThat(a).allMatch(LeaderElection::isLeader);
+		assertThat(b).noneMatch(LeaderElection::isLeader);
+		assertThat(a.stream().map((election) -> election.leadership().orElseThrow().term()).toList())
+			.as("terms after the rounds")
+			.isEqualTo(terms);
+	}
+
+	@Test
+	void aRenewalRefusedForOneGroupEndsOnlyThatGroupsLeadership() {
+		Map<String, RevocationReason> revoked = new ConcurrentHashMap<>();
+		LeaderElectionEngine engine = this.engines.engine("a", this.store, new LeaderElectionListener() {
+
+			@Override
+			public void revoked(Leadership leadership, RevocationReason reason) {
+				revoked.put(leadership.group(), reason);
+			}
+
+		});
+		List<LeaderElection> a = join(engine);
+		advanceUntil(() -> a.stream().allMatch(LeaderElection::isLeader));
+		List<Long> terms = a.stream().map((election) -> election.leadership().orElseThrow().term()).toList();
+		LeaderElection forced = a.get(7);
+
+		this.store.forceLeader(forced.group(), "b", TIMING.retryPeriod());
+		advance(TIMING.retryPeriod().multipliedBy(3));
+
+		assertThat(forced.isLeader()).isFalse();
+		await().atMost(Duration.ofSeconds(15)).until(() -> revoked.containsKey(forced.group()));
+		assertThat(revoked).containsExactly(Map.entry(forced.group(), RevocationReason.FORCED_ELSEWHERE));
+		for (int i = 0; i < GROUPS; i++) {
+			if (i != 7) {
+				assertThat(a.get(i).leadership().map(Leadership::term)).as(a.get(i).group())
+					.isEqualTo(Optional.of(terms.get(i)));
+			}
+		}
+	}
+
+	@Test
+	void aFollowerTakesEachReleasedGroupWithinARetryPeriodOfSeeingIt() {
+		List<LeaderElection> a = join(this.engines.engine("a", new CountingStore(this.store)));
+		advanceUntil(() -> a.stream().allMatch(LeaderElection::isLeader));
+		List<LeaderElection> b = join(this.engines.engine("b", new CountingStore(this.store)));
+		advanceUntil(() -> b.stream().allMatch((election) -> election.currentLeader().isPresent()));
+
+		for (int i = 0; i < 10; i++) {
+			a.get(i).yieldLeadership();
+		}
+		// Yielded leases are released at once; b's next read round sees them free. The
+		// one who yielded stays out for two retry periods.
+		advance(TIMING.retryPeriod().multipliedBy(2));
+
+		for (int i = 0; i < GROUPS; i++) {
+			assertThat(b.get(i).isLeader()).as(b.get(i).group()).isEqualTo(i < 10);
+			assertThat(a.get(i).isLeader()).as(a.get(i).group()).isEqualTo(i >= 10);
+		}
+	}
+
+	private List<LeaderElection> join(LeaderElectionEngine engine) {
+		List<LeaderElection> elections = new ArrayList<>();
+		for (int i = 0; i < GROUPS; i++) {
+			elections.add(engine.join("group-" + i));
+		}
+		engine.start();
+		return elections;
+	}
+
+	private void advance(Duration duration) {
+		long end = this.time.nanoTime() + duration.toNanos();
+		while (this.time.nanoTime() < end) {
+			this.time.advance(Duration.ofNanos(Math.min(STEP.toNanos(), end - this.time.nanoTime())));
+		}
+	}
+
+	private void advanceUntil(BooleanSupplier condition) {
+		long limit = this.time.nanoTime() + WAIT.toNanos();
+		this.time.runDueTasks();
+		while (!condition.getAsBoolean()) {
+			if (this.time.nanoTime() - limit >= 0) {
+				throw new AssertionError("Not true within " + WAIT + " of virtual time");
+			}
+			this.time.advance(STEP);
+		}
+	}
+
+	/** Counts a candidate's store calls by operation, and the largest batch. */
+	private static final class CountingStore extends ForwardingLeaseStore {
+
+		final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+
+		final AtomicInteger largestBatch = new AtomicInteger();
+
+		CountingStore(LeaseStore delegate) {
+			super(delegate);
+		}
+
+		int count(String operation) {
+			AtomicInteger count = this.calls.get(operation);
+			return (count != null) ? count.get() : 0;
+		}
+
+		private void counted(String operation, int batch) {
+			this.calls.computeIfAbsent(operation, (key) -> new AtomicInteger()).incrementAndGet();
+			this.largestBatch.accumulateAndGet(batch, Math::max);
+		}
+
+		@Override
+		public Optional<Lease> read(String group, Duration timeout) {
+			counted("read", 1);
+			return super.read(group, timeout);
+		}
+
+		@Override
+		public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
+			counted("tryAcquire", 1);
+			return super.tryAcquire(group, candidateId, leaseDuration, timeout);
+		}
+
+		@Override
+		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			counted("renew", 1);
+			return super.renew(lease, leaseDuration, timeout);
+		}
+
+		@Override
+		public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+			counted("renewAll", leases.size());
+			return super.renewAll(leases, leaseDuration, timeout);
+		}
+
+		@Override
+		public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+			counted("readAll", groups.size());
+			return super.readAll(groups, timeout);
+		}
+
+	}
+
+}

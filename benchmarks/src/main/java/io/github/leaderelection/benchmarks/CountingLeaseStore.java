@@ -1,7 +1,10 @@
 package io.github.leaderelection.benchmarks;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.leaderelection.spi.Lease;
@@ -9,8 +12,8 @@ import io.github.leaderelection.spi.ForwardingLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 
 /**
- * Counts the calls the engine makes to a store, to set beside what the store's server
- * counts.
+ * Counts the calls the engine makes to a store (a batch counts once), to set beside what
+ * the store's server counts.
  */
 final class CountingLeaseStore extends ForwardingLeaseStore {
 
@@ -36,6 +39,18 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		this.calls.increment();
 		return delegate().renew(lease, leaseDuration, timeout);
+	}
+
+	@Override
+	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		this.calls.increment();
+		return delegate().renewAll(leases, leaseDuration, timeout);
+	}
+
+	@Override
+	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+		this.calls.increment();
+		return delegate().readAll(groups, timeout);
 	}
 
 	@Override

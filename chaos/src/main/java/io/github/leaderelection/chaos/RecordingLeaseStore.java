@@ -1,14 +1,17 @@
 package io.github.leaderelection.chaos;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
+import java.util.Set;
 
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.ForwardingLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 
 /**
- * A lease store that records when each acquire and renew started and how it ended, so
+ * A lease store that records when each acquire and renew started and how it ended
+ * (renewals in a batch each on their own), so
  * that the checker can bound every belief without trusting the node: the engine counts a
  * leader's deadline from a moment no later than the start of its last successful acquire
  * or renew, and grants only after an acquire returned.
@@ -60,6 +63,29 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 			throw ex;
 		}
 		this.log.write("renew-end", entry, EventLog.now(), lease.term(), renewed);
+		return renewed;
+	}
+
+	/**
+	 * Records a round's renewal as the renewal of each of its leases, all started at the
+	 * round's start.
+	 */
+	@Override
+	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		long entry = EventLog.now();
+		leases.forEach((lease) -> this.log.write("renew-start", entry, lease.term()));
+		Set<String> renewed;
+		try {
+			renewed = delegate().renewAll(leases, leaseDuration, timeout);
+		}
+		catch (RuntimeException ex) {
+			long exit = EventLog.now();
+			leases.forEach((lease) -> this.log.write("renew-end", entry, exit, lease.term(), "error"));
+			throw ex;
+		}
+		long exit = EventLog.now();
+		leases.forEach((lease) -> this.log.write("renew-end", entry, exit, lease.term(),
+				renewed.contains(lease.group())));
 		return renewed;
 	}
 

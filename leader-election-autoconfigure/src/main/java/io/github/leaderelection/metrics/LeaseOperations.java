@@ -1,6 +1,7 @@
 package io.github.leaderelection.metrics;
 
 import java.lang.reflect.Method;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 
@@ -13,14 +14,19 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * The six lease operations of every {@link LeaseStore}, as the timer and the observation
- * of store calls name them ({@code read}, {@code acquire}, {@code renew},
- * {@code release}, {@code force}, {@code clear}), and the pointcut that matches them.
+ * The lease operations of every {@link LeaseStore}, as the timer and the observation of
+ * store calls name them ({@code read}, {@code acquire}, {@code renew}, {@code release},
+ * {@code force}, {@code clear}, and the batches of a node's rounds, {@code renew-all} and
+ * {@code read-all}), and the pointcut that matches them.
  */
 final class LeaseOperations extends StaticMethodMatcherPointcut {
 
+	/** The group tag of a batch, which acts on all the groups of a node's round. */
+	static final String ALL_GROUPS = "*";
+
 	private static final Map<String, String> NAMES = Map.of("read", "read", "tryAcquire", "acquire", "renew", "renew",
-			"release", "release", "forceLeader", "force", "clear", "clear");
+			"release", "release", "forceLeader", "force", "clear", "clear", "renewAll", "renew-all", "readAll",
+			"read-all");
 
 	LeaseOperations() {
 		setClassFilter(new RootClassFilter(LeaseStore.class));
@@ -51,13 +57,19 @@ final class LeaseOperations extends StaticMethodMatcherPointcut {
 		return rejected ? "rejected" : "success";
 	}
 
-	/** The group an operation acts on, from its first argument. */
+	/**
+	 * The group an operation acts on, from its first argument; {@value #ALL_GROUPS} for a
+	 * batch, which acts on many.
+	 */
 	static @Nullable String group(@Nullable Object[] arguments) {
 		if (arguments.length == 0) {
 			return null;
 		}
 		if (arguments[0] instanceof String group) {
 			return group;
+		}
+		if (arguments[0] instanceof Collection<?>) {
+			return ALL_GROUPS;
 		}
 		return (arguments[0] instanceof Lease lease) ? lease.group() : null;
 	}

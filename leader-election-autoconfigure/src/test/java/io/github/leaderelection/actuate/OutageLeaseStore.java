@@ -16,9 +16,9 @@ import org.springframework.aop.framework.ProxyFactory;
  */
 public class OutageLeaseStore extends ForwardingLeaseStore {
 
-	/** The calls that fail during an outage: the six lease operations. */
-	private static final Set<String> OPERATIONS = Set.of("read", "tryAcquire", "renew", "release", "forceLeader",
-			"clear");
+	/** The calls that fail during an outage: the lease operations, batches included. */
+	private static final Set<String> OPERATIONS = Set.of("read", "readAll", "tryAcquire", "renew", "renewAll",
+			"release", "forceLeader", "clear");
 
 	private final AtomicBoolean down;
 

@@ -11,10 +11,10 @@ import io.github.leaderelection.spi.LeaseStore;
 
 /**
  * A lease store that records when each acquire and renew started and how it ended
- * (renewals in a batch each on their own), so
- * that the checker can bound every belief without trusting the node: the engine counts a
- * leader's deadline from a moment no later than the start of its last successful acquire
- * or renew, and grants only after an acquire returned.
+ * (renewals in a batch each on their own), so that the checker can bound every belief
+ * without trusting the node: the engine counts a leader's deadline from a moment no later
+ * than the start of its last successful acquire or renew, and grants only after an
+ * acquire returned.
  *
  * <p>
  * A renewal's start is written before the call, so a renewal whose outcome never made it
@@ -84,8 +84,8 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 			throw ex;
 		}
 		long exit = EventLog.now();
-		leases.forEach((lease) -> this.log.write("renew-end", entry, exit, lease.term(),
-				renewed.contains(lease.group())));
+		leases.forEach(
+				(lease) -> this.log.write("renew-end", entry, exit, lease.term(), renewed.contains(lease.group())));
 		return renewed;
 	}
 

@@ -6,8 +6,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -244,6 +250,44 @@ public class JdbcLeaseStore implements LeaseStore {
 		});
 	}
 
+	/**
+	 * Renews the leases with one statement for every
+	 * {@value LeaseSql#MAX_GROUPS_PER_STATEMENT} of them (one for all, up to that many),
+	 * each lease only if its row still has its holder and term, as {@link #renew} does; a
+	 * lease without a holder is never renewed. PostgreSQL and H2 return the groups they
+	 * renewed. MySQL and MariaDB only count them: when the count falls short, which takes
+	 * a lost lease (or, under {@code useAffectedRows=true}, a renewal that set the end
+	 * the lease had), one more statement reads which leases still have their holder and
+	 * term. The timeout bounds the whole call.
+	 */
+	@Override
+	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		List<Lease> held = leases.stream().filter((lease) -> lease.holder() != null).toList();
+		if (held.isEmpty()) {
+			return new LinkedHashSet<>();
+		}
+		long deadline = System.nanoTime() + timeout.toNanos();
+		return execute("renew the leases of " + held.size() + " groups", timeout,
+				(connection, sql) -> LeaseBatches.renew(connection, sql, held, leaseDuration.toMillis(), deadline));
+	}
+
+	/**
+	 * Reads the groups with one query for every
+	 * {@value LeaseSql#MAX_GROUPS_PER_STATEMENT} of them (one for all, up to that many).
+	 * The timeout bounds the whole call.
+	 */
+	@Override
+	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+		Set<String> distinct = new LinkedHashSet<>(groups);
+		distinct.forEach((group) -> Objects.requireNonNull(group, "group"));
+		if (distinct.isEmpty()) {
+			return new LinkedHashMap<>();
+		}
+		long deadline = System.nanoTime() + timeout.toNanos();
+		return execute("read the leases of " + distinct.size() + " groups", timeout,
+				(connection, sql) -> LeaseBatches.read(connection, sql, distinct, deadline));
+	}
+
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		if (lease.holder() == null) {
@@ -349,16 +393,21 @@ public class JdbcLeaseStore implements LeaseStore {
 						? read(connection, sql, group, timeout) : Optional.empty());
 	}
 
-	private Optional<Lease> read(Connection connection, LeaseSql sql, String group, Duration timeout)
+	static Optional<Lease> read(Connection connection, LeaseSql sql, String group, Duration timeout)
 			throws SQLException {
 		try (PreparedStatement statement = prepare(connection, sql.read(), timeout, group);
 				ResultSet rows = statement.executeQuery()) {
-			if (!rows.next()) {
-				return Optional.empty();
-			}
-			return Optional.of(new Lease(group, rows.getString(1), rows.getLong(2), Duration.ofMillis(rows.getLong(3)),
-					Duration.ofMillis(Math.max(0, rows.getLong(4)))));
+			return rows.next() ? Optional.of(lease(group, rows)) : Optional.empty();
 		}
+	}
+
+	/**
+	 * The lease in the current row of a result whose first columns are those of
+	 * {@link LeaseSql#read()}.
+	 */
+	static Lease lease(String group, ResultSet rows) throws SQLException {
+		return new Lease(group, rows.getString(1), rows.getLong(2), Duration.ofMillis(rows.getLong(3)),
+				Duration.ofMillis(Math.max(0, rows.getLong(4))));
 	}
 
 	private static boolean isDuplicateKey(SQLException ex) {
@@ -367,12 +416,16 @@ public class JdbcLeaseStore implements LeaseStore {
 
 	private <T> T execute(String operation, String group, Duration timeout, SqlWork<T> work) {
 		Objects.requireNonNull(group, "group");
+		return execute(operation + " group '" + group + "'", timeout, work);
+	}
+
+	private <T> T execute(String action, Duration timeout, SqlWork<T> work) {
 		try {
 			return this.runner.run(timeout, (connection) -> work.run(connection, prepared(connection)));
 		}
 		catch (SQLException ex) {
-			throw new LeaderElectionException("Could not " + operation + " group '" + group + "' in table "
-					+ this.tableName + ": " + ex.getMessage(), ex);
+			throw new LeaderElectionException(
+					"Could not " + action + " in table " + this.tableName + ": " + ex.getMessage(), ex);
 		}
 	}
 

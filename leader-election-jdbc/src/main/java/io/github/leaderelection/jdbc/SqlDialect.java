@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The databases the JDBC lease store supports, each with its expression for the database
- * clock and, where the database can push, its query that notifies listeners.
+ * clock, where the database can push, its query that notifies listeners, and where an
+ * UPDATE can report the rows it updated, the way to ask for them.
  */
 enum SqlDialect {
 
@@ -17,7 +18,8 @@ enum SqlDialect {
 	 * depend on the session time zone, unlike {@code UNIX_TIMESTAMP(NOW())}, which
 	 * converts through it and is ambiguous in the hour a daylight saving time ends.
 	 */
-	MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", null, "MySQL", "MariaDB"),
+	MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", null, null, "MySQL",
+			"MariaDB"),
 
 	/**
 	 * PostgreSQL. {@code statement_timestamp()} rather than {@code now()}, which stays at
@@ -25,7 +27,7 @@ enum SqlDialect {
 	 * on commit only.
 	 */
 	POSTGRESQL("CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)", "SELECT pg_notify(?, ?)",
-			"PostgreSQL"),
+			"{update} RETURNING {column}", "PostgreSQL"),
 
 	/**
 	 * H2 in any compatibility mode. {@code EXTRACT(EPOCH ...)} honours the offset of
@@ -33,17 +35,21 @@ enum SqlDialect {
 	 * UTC. Some modes fix {@code CURRENT_TIMESTAMP} for a whole transaction, which only
 	 * makes a take-over and its read-back agree.
 	 */
-	H2("CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", null, "H2");
+	H2("CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", null,
+			"SELECT {column} FROM FINAL TABLE ({update})", "H2");
 
 	private final String nowMillis;
 
 	private final @Nullable String announce;
 
+	private final @Nullable String returning;
+
 	private final List<String> productNames;
 
-	SqlDialect(String nowMillis, @Nullable String announce, String... productNames) {
+	SqlDialect(String nowMillis, @Nullable String announce, @Nullable String returning, String... productNames) {
 		this.nowMillis = nowMillis;
 		this.announce = announce;
+		this.returning = returning;
 		this.productNames = List.of(productNames);
 	}
 
@@ -62,6 +68,15 @@ enum SqlDialect {
 	 */
 	@Nullable String announce() {
 		return this.announce;
+	}
+
+	/**
+	 * Returns a query that runs an UPDATE and yields a column of each row it updated
+	 * (matched), or {@code null} for a database that can only count them (MySQL and
+	 * MariaDB 10 have no {@code UPDATE ... RETURNING}).
+	 */
+	@Nullable String returning(String update, String column) {
+		return (this.returning != null) ? this.returning.replace("{update}", update).replace("{column}", column) : null;
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 
 import javax.sql.DataSource;
@@ -95,6 +96,22 @@ final class SqlRunner {
 			statement.close();
 			throw ex;
 		}
+	}
+
+	/**
+	 * Returns what is left of a call's timeout, given its deadline on the
+	 * {@link System#nanoTime()} clock, for the call's next statement, and bounds socket
+	 * reads by it too: a call of several statements then ends within its one timeout.
+	 * @throws SQLTimeoutException if nothing is left
+	 */
+	static Duration remaining(Connection connection, long deadline) throws SQLException {
+		long left = deadline - System.nanoTime();
+		if (left <= 0) {
+			throw new SQLTimeoutException("The call timeout passed before its next statement");
+		}
+		Duration remaining = Duration.ofNanos(left);
+		setNetworkTimeout(connection, remaining);
+		return remaining;
 	}
 
 	/**

@@ -2,28 +2,25 @@ package io.github.leaderelection.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -38,7 +35,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@code <prefix>{<group>}:events} on which release, force and clear are announced;
  * {@code %}, <code>{</code> and <code>}</code> in a group name are percent-encoded so
  * that they cannot change the hash tag. Every operation is one Lua script, whose only
- * clock is Redis's {@code TIME}; see {@link LeaseScripts}.
+ * clock is Redis's {@code TIME}; see {@link LeaseScripts}. Renewing or reading many
+ * groups takes one script per batch of groups (on a cluster, of groups that share a hash
+ * slot), all sent at once: see {@link #renewAll}.
  *
  * <p>
  * When Redis loses data (a restart without persistence, {@code FLUSHALL}, a restart from
@@ -71,22 +70,11 @@ public class RedisLeaseStore implements LeaseStore {
 
 	private static final int KEY_PREFIX_MAX_LENGTH = 64;
 
-	private final RedisConnectionFactory connectionFactory;
-
 	private final String keyPrefix;
 
-	/**
-	 * Said when no replica acknowledged: most often a server without replicas, where no
-	 * wait can ever succeed and no leader is ever elected.
-	 */
-	private static final String NO_REPLICA_HINT = ". No replica acknowledged: a Redis server without replicas "
-			+ "(standalone, or its replicas down) never does, and then nobody can lead. Set "
-			+ "leader-election.redis.replica-acks=0 for a server without replicas, or check that its replicas are "
-			+ "connected (INFO replication, connected_slaves)";
+	private final boolean waitsForReplicas;
 
-	private final int replicaAcks;
-
-	private final Duration replicaAckTimeout;
+	private final LeaseCalls calls;
 
 	/** The highest term this store has seen of each group: a record below it was lost. */
 	private final Map<String, Long> seenTerms = new ConcurrentHashMap<>();
@@ -115,11 +103,10 @@ public class RedisLeaseStore implements LeaseStore {
 	public RedisLeaseStore(RedisConnectionFactory connectionFactory, String keyPrefix, int replicaAcks,
 			Duration replicaAckTimeout) {
 		Objects.requireNonNull(connectionFactory, "connectionFactory");
-		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
+		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new IllegalArgumentException("The Redis lease store needs a LettuceConnectionFactory (Lettuce), not "
 					+ connectionFactory.getClass().getName());
 		}
-		this.connectionFactory = connectionFactory;
 		this.keyPrefix = requireValidPrefix(keyPrefix);
 		if (replicaAcks < 0) {
 			throw new IllegalArgumentException("replicaAcks must not be negative but is " + replicaAcks);
@@ -129,8 +116,8 @@ public class RedisLeaseStore implements LeaseStore {
 			throw new IllegalArgumentException(
 					"replicaAckTimeout must be at least 1ms when replicaAcks is set, but is " + replicaAckTimeout);
 		}
-		this.replicaAcks = replicaAcks;
-		this.replicaAckTimeout = replicaAckTimeout;
+		this.waitsForReplicas = replicaAcks > 0;
+		this.calls = new LeaseCalls(lettuce, replicaAcks, replicaAckTimeout);
 		this.events = new LeaseEvents(connectionFactory);
 	}
 
@@ -151,15 +138,16 @@ public class RedisLeaseStore implements LeaseStore {
 	@Override
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
-		Call call = new Call("acquire the lease of", group, timeout, this.replicaAcks > 0);
-		Optional<Lease> lease = toLease(group,
-				call.run(LeaseScripts.ACQUIRE, candidateId, millis(leaseDuration), seenTerm(group)));
+		LeaseCalls.Call call = call("acquire the lease of", group, timeout, this.waitsForReplicas);
+		Optional<Lease> lease = toLease(group, call.run(LeaseScripts.ACQUIRE,
+				script(List.of(group), List.of(candidateId, millis(leaseDuration), seenTerm(group)))));
 		if (lease.isPresent() && !call.replicated()) {
-			// Never acted on: give it back quietly (an announcement would only make every
-			// follower
-			// try, and fail, at once), so that nobody waits for it to expire.
+			// Never acted on: give it back quietly (an announcement would only make
+			// every follower try, and fail, at once), so that nobody waits for it to
+			// expire.
 			try {
-				call.run(LeaseScripts.RELEASE, candidateId, Long.toString(lease.get().term()), "");
+				call.run(LeaseScripts.RELEASE,
+						script(List.of(group), List.of(candidateId, Long.toString(lease.get().term()), "")));
 			}
 			catch (LeaderElectionException ex) {
 				// It expires on its own.
@@ -174,16 +162,90 @@ public class RedisLeaseStore implements LeaseStore {
 		if (lease.holder() == null) {
 			return false;
 		}
-		Call call = new Call("renew the lease of", lease.group(), timeout, this.replicaAcks > 0);
-		boolean renewed = isOne(
-				call.run(LeaseScripts.RENEW, lease.holder(), Long.toString(lease.term()), millis(leaseDuration)));
+		LeaseCalls.Call call = call("renew the lease of", lease.group(), timeout, this.waitsForReplicas);
+		boolean renewed = isOne(call.run(LeaseScripts.RENEW, script(List.of(lease.group()),
+				List.of(lease.holder(), Long.toString(lease.term()), millis(leaseDuration)))));
 		if (renewed && !call.replicated()) {
 			// A failure, not "lost": the leader keeps its belief until its deadline,
-			// which counts from
-			// the last renewal that replicas did confirm.
+			// which counts from the last renewal that replicas did confirm.
 			throw call.notReplicated();
 		}
 		return renewed;
+	}
+
+	/**
+	 * Renews the leases as {@link #renew} would, each judged alone by its holder and
+	 * term, with one script per batch of up to a thousand groups
+	 * ({@link LeaseScripts#MAX_GROUPS}): on a standalone or Sentinel server, any groups
+	 * share a script; on a cluster, only groups of one hash slot do, since a script's
+	 * keys must share a slot. Larger batches are split because Redis serves nobody else
+	 * while a script runs. All scripts are sent before any answer is awaited, so the call
+	 * costs one round trip (on a cluster, one per master, all at once), and one more for
+	 * {@code WAIT} when replicas must acknowledge. A lease without a holder is never
+	 * renewed and costs nothing. The call fails as a whole when a script fails, the
+	 * timeout passes or too few replicas acknowledge: leases renewed all the same then
+	 * only outlast their leader's belief.
+	 */
+	@Override
+	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		List<Lease> held = leases.stream().filter((lease) -> lease.holder() != null).toList();
+		if (held.isEmpty()) {
+			return new LinkedHashSet<>();
+		}
+		List<List<Lease>> batches = this.calls.batches(held, (lease) -> key(lease.group(), "lease"));
+		List<LeaseCalls.Script> runs = new ArrayList<>(batches.size());
+		for (List<Lease> batch : batches) {
+			List<String> args = new ArrayList<>(1 + batch.size() * 2);
+			args.add(millis(leaseDuration));
+			for (Lease lease : batch) {
+				args.add(lease.holder());
+				args.add(Long.toString(lease.term()));
+			}
+			runs.add(script(batch.stream().map(Lease::group).toList(), args));
+		}
+		LeaseCalls.Call call = call("renew the leases of", held.size(), timeout, this.waitsForReplicas);
+		List<List<Object>> replies = call.runAll(LeaseScripts.RENEW_ALL, runs);
+		Set<String> renewed = new HashSet<>();
+		for (int i = 0; i < batches.size(); i++) {
+			for (Object position : replies.get(i)) {
+				renewed.add(batches.get(i).get(((Long) position).intValue() - 1).group());
+			}
+		}
+		if (!renewed.isEmpty() && !call.replicated()) {
+			throw call.notReplicated(); // as for one renewal: a failure, not a loss
+		}
+		return held.stream()
+			.map(Lease::group)
+			.filter(renewed::contains)
+			.collect(Collectors.toCollection(LinkedHashSet::new));
+	}
+
+	/**
+	 * Reads the groups as {@link #read} would, in batches sent as {@link #renewAll} sends
+	 * them: a script per thousand groups (on a cluster, per hash slot), one round trip.
+	 */
+	@Override
+	@SuppressWarnings("unchecked")
+	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+		List<String> distinct = List.copyOf(new LinkedHashSet<>(groups));
+		if (distinct.isEmpty()) {
+			return new LinkedHashMap<>();
+		}
+		List<List<String>> batches = this.calls.batches(distinct, (group) -> key(group, "lease"));
+		List<LeaseCalls.Script> runs = batches.stream().map((batch) -> script(batch, List.of())).toList();
+		List<List<Object>> replies = call("read the leases of", distinct.size(), timeout, false)
+			.runAll(LeaseScripts.READ_ALL, runs);
+		Map<String, List<Object>> byGroup = new HashMap<>();
+		for (int i = 0; i < batches.size(); i++) {
+			for (int j = 0; j < batches.get(i).size(); j++) {
+				byGroup.put(batches.get(i).get(j), (List<Object>) replies.get(i).get(j));
+			}
+		}
+		Map<String, Lease> leases = new LinkedHashMap<>();
+		for (String group : distinct) {
+			toLease(group, byGroup.get(group)).ifPresent((lease) -> leases.put(group, lease));
+		}
+		return leases;
 	}
 
 	@Override
@@ -291,163 +353,30 @@ public class RedisLeaseStore implements LeaseStore {
 
 	private List<Object> call(String operation, String group, Duration timeout, LeaseScripts script, boolean pinned,
 			String... args) {
-		return new Call(operation, group, timeout, pinned).run(script, args);
+		return call(operation, group, timeout, pinned).run(script, script(List.of(group), List.of(args)));
+	}
+
+	private LeaseCalls.Call call(String operation, String group, Duration timeout, boolean waitsForReplicas) {
+		Objects.requireNonNull(group, "group");
+		return this.calls.call(operation + " group '" + group + "'", "keys " + key(group, "*"), timeout,
+				waitsForReplicas);
+	}
+
+	private LeaseCalls.Call call(String operation, int groups, Duration timeout, boolean waitsForReplicas) {
+		return this.calls.call(operation + " " + groups + " groups", "keys " + this.keyPrefix + "{<group>}:*", timeout,
+				waitsForReplicas);
 	}
 
 	/**
-	 * One operation: its scripts and its {@code WAIT} run on one connection (which
-	 * {@code WAIT} needs: it counts the acknowledgements of the writes of its own
-	 * connection) within one deadline.
+	 * A run of a script on the groups' keys, the lease and the record of each in turn.
 	 */
-	private final class Call {
-
-		private final String operation;
-
-		private final String group;
-
-		private final byte[][] keys;
-
-		private final long deadline;
-
-		private final boolean waitsForReplicas;
-
-		private long acknowledged = -1;
-
-		Call(String operation, String group, Duration timeout, boolean waitsForReplicas) {
-			Objects.requireNonNull(group, "group");
-			this.operation = operation;
-			this.group = group;
-			this.keys = new byte[][] { bytes(key(group, "lease")), bytes(key(group, "term")) };
-			this.deadline = System.nanoTime() + Math.max(1, timeout.toNanos());
-			this.waitsForReplicas = waitsForReplicas;
+	private LeaseCalls.Script script(List<String> groups, List<String> args) {
+		List<String> keys = new ArrayList<>(groups.size() * 2);
+		for (String group : groups) {
+			keys.add(key(group, "lease"));
+			keys.add(key(group, "term"));
 		}
-
-		List<Object> run(LeaseScripts script, String... args) {
-			byte[][] values = new byte[args.length][];
-			for (int i = 0; i < args.length; i++) {
-				values[i] = bytes(args[i]);
-			}
-			try (RedisConnection connection = RedisLeaseStore.this.connectionFactory.getConnection()) {
-				RedisClusterAsyncCommands<byte[], byte[]> commands = commands(connection);
-				List<Object> reply;
-				if (script == LeaseScripts.RELEASE) {
-					// The whole script, not its digest: a leader that gives up because it
-					// no longer hears from Redis releases over that same link, and a
-					// NOSCRIPT answer (the script cache is empty after a restart) that
-					// never arrives would leave the lease in place. Releases are rare.
-					reply = await(commands.eval(script.source(), ScriptOutputType.MULTI, this.keys, values));
-				}
-				else {
-					try {
-						reply = await(commands.evalsha(script.sha1(), ScriptOutputType.MULTI, this.keys, values));
-					}
-					catch (ExecutionException ex) {
-						if (!(ex.getCause() instanceof RedisNoScriptException)) {
-							throw ex;
-						}
-						reply = await(commands.eval(script.source(), ScriptOutputType.MULTI, this.keys, values));
-					}
-				}
-				if (this.waitsForReplicas && script != LeaseScripts.RELEASE && !reply.isEmpty()
-						&& !Long.valueOf(0).equals(reply.get(0))) {
-					awaitReplicas(commands, script == LeaseScripts.ACQUIRE);
-				}
-				return reply;
-			}
-			catch (TimeoutException ex) {
-				throw new LeaderElectionException("Could not " + this.operation + " group '" + this.group
-						+ "' in Redis (" + keyPattern() + ") within the call's timeout", ex);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new LeaderElectionException(
-						"Interrupted while trying to " + this.operation + " group '" + this.group + "' in Redis", ex);
-			}
-			catch (ExecutionException ex) {
-				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-				throw failure(cause);
-			}
-			catch (RuntimeException ex) {
-				throw (ex instanceof LeaderElectionException election) ? election : failure(ex);
-			}
-		}
-
-		/**
-		 * Asks how many replicas have the writes of this connection so far. The
-		 * server-side timeout is never 0, which would wait forever, and for an acquire
-		 * only half of the time left, which keeps the other half to give the lease back.
-		 * An answer that does not come counts as none.
-		 */
-		private void awaitReplicas(RedisClusterAsyncCommands<byte[], byte[]> commands, boolean keepTimeToRelease)
-				throws InterruptedException {
-			long remaining = TimeUnit.NANOSECONDS.toMillis(this.deadline - System.nanoTime());
-			long budget = keepTimeToRelease ? remaining / 2 : remaining;
-			long timeout = Math.max(1, Math.min(RedisLeaseStore.this.replicaAckTimeout.toMillis(), budget));
-			try {
-				this.acknowledged = await(commands.waitForReplication(RedisLeaseStore.this.replicaAcks, timeout));
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				this.acknowledged = 0;
-			}
-		}
-
-		boolean replicated() {
-			return !this.waitsForReplicas || this.acknowledged >= RedisLeaseStore.this.replicaAcks;
-		}
-
-		LeaderElectionException notReplicated() {
-			return new LeaderElectionException("Could not " + this.operation + " group '" + this.group + "' in Redis: "
-					+ this.acknowledged + " of the " + RedisLeaseStore.this.replicaAcks
-					+ " replica acknowledgements required (replica-acks) arrived within the replica-ack-timeout ("
-					+ RedisLeaseStore.this.replicaAckTimeout.toMillis() + "ms) or the call's timeout"
-					+ ((this.acknowledged <= 0) ? NO_REPLICA_HINT : ""));
-		}
-
-		/**
-		 * The connection's commands; when waiting for replicas on a cluster, those of the
-		 * master of the group's slot, so that the script and {@code WAIT} share one
-		 * connection.
-		 */
-		@SuppressWarnings("unchecked")
-		private RedisClusterAsyncCommands<byte[], byte[]> commands(RedisConnection connection) {
-			Object nativeConnection = connection.getNativeConnection();
-			if (!(nativeConnection instanceof RedisClusterAsyncCommands<?, ?>)) {
-				throw new IllegalStateException("Not a Lettuce connection: " + nativeConnection.getClass().getName());
-			}
-			if (this.waitsForReplicas && nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
-				var stateful = ((RedisAdvancedClusterAsyncCommands<byte[], byte[]>) cluster).getStatefulConnection();
-				RedisClusterNode master = stateful.getPartitions().getMasterBySlot(SlotHash.getSlot(this.keys[0]));
-				if (master == null) {
-					throw new IllegalStateException("No known master serves the slot of " + keyPattern());
-				}
-				return stateful.getConnection(master.getUri().getHost(), master.getUri().getPort()).async();
-			}
-			return (RedisClusterAsyncCommands<byte[], byte[]>) nativeConnection;
-		}
-
-		private <T> T await(Future<T> future) throws ExecutionException, InterruptedException, TimeoutException {
-			try {
-				return future.get(Math.max(0, this.deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-			}
-			catch (TimeoutException ex) {
-				future.cancel(true);
-				throw ex;
-			}
-		}
-
-		private LeaderElectionException failure(Throwable cause) {
-			return new LeaderElectionException("Could not " + this.operation + " group '" + this.group + "' in Redis ("
-					+ keyPattern() + "): " + cause.getMessage(), cause);
-		}
-
-		private String keyPattern() {
-			return "keys " + key(this.group, "*");
-		}
-
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
+		return new LeaseCalls.Script(keys, args);
 	}
 
 }

@@ -6,9 +6,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import io.github.leaderelection.testing.LocalRedisServer;
@@ -18,6 +23,10 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.store.LeaseStoreContractTests;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.event.command.CommandFailedEvent;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import io.lettuce.core.event.command.CommandSucceededEvent;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,9 +52,14 @@ class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
+	private static final Pattern CALLS = Pattern.compile("cmdstat_(\\w+):calls=(\\d+)");
+
 	private static final List<LocalRedisServer> nodes = new ArrayList<>();
 
 	private static LettuceConnectionFactory factory;
+
+	/** Commands that the client sent and that have not been answered yet. */
+	private static final AtomicInteger unanswered = new AtomicInteger();
 
 	@BeforeAll
 	static void startCluster() throws Exception {
@@ -70,6 +84,25 @@ class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 				.allMatch((node) -> node.command("CLUSTER", "INFO").contains("cluster_state:ok")
 						&& !node.command("INFO", "replication").contains("master_link_status:down")));
 		factory = TestRedis.connect(new RedisClusterConfiguration(addresses));
+		// Before the first connection, which takes the client's listeners when it opens.
+		factory.getRequiredNativeClient().addListener(new CommandListener() {
+
+			@Override
+			public void commandStarted(CommandStartedEvent event) {
+				unanswered.incrementAndGet();
+			}
+
+			@Override
+			public void commandSucceeded(CommandSucceededEvent event) {
+				unanswered.decrementAndGet();
+			}
+
+			@Override
+			public void commandFailed(CommandFailedEvent event) {
+				unanswered.decrementAndGet();
+			}
+
+		});
 	}
 
 	@AfterAll
@@ -120,6 +153,110 @@ class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 		assertThatExceptionOfType(LeaderElectionException.class)
 			.isThrownBy(() -> demanding.tryAcquire("acked-" + UUID.randomUUID(), "a", LIVE, TIMEOUT))
 			.withMessageContaining("of the 2 replica acknowledgements required");
+	}
+
+	@Test
+	void renewsAndReadsWithOneScriptPerHashSlot() {
+		RedisLeaseStore store = new RedisLeaseStore(factory, PREFIX);
+		String run = UUID.randomUUID().toString();
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 300; i++) {
+			groups.add("spread-" + run + "-" + i);
+		}
+		// And 40 groups that share the slot of the first: one script takes them all.
+		int shared = SlotHash.getSlot(store.key(groups.get(0), "lease"));
+		for (int i = 0; groups.size() < 340; i++) {
+			String group = "shared-" + run + "-" + i;
+			if (SlotHash.getSlot(store.key(group, "lease")) == shared) {
+				groups.add(group);
+			}
+		}
+		long slots = groups.stream().map((group) -> SlotHash.getSlot(store.key(group, "lease"))).distinct().count();
+		assertThat(slots).isLessThanOrEqualTo(groups.size() - 40);
+		List<Lease> leases = groups.stream()
+			.map((group) -> store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow())
+			.toList();
+		store.renewAll(leases, LIVE, TIMEOUT); // every master learns the scripts
+		store.readAll(groups, TIMEOUT);
+		long before = calls("eval", "evalsha");
+		assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(groups);
+		assertThat(calls("eval", "evalsha") - before).isEqualTo(slots);
+		before = calls("eval", "evalsha");
+		Map<String, Lease> read = store.readAll(groups, TIMEOUT);
+		assertThat(calls("eval", "evalsha") - before).isEqualTo(slots);
+		assertThat(read).containsOnlyKeys(groups);
+		for (Lease lease : leases) {
+			assertThat(read.get(lease.group()).term()).isEqualTo(lease.term());
+			assertThat(read.get(lease.group()).expiresIn()).isGreaterThan(LIVE);
+		}
+	}
+
+	/**
+	 * While the masters hold back every script's answer ({@code CLIENT PAUSE WRITE}), a
+	 * client that awaited each script before the next would have one unanswered; this one
+	 * has sent them all.
+	 */
+	@Test
+	void sendsTheScriptsOfAllSlotsBeforeAnyAnswerComes() throws Exception {
+		RedisLeaseStore store = new RedisLeaseStore(factory, PREFIX);
+		List<Lease> leases = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			leases.add(store.tryAcquire("pipelined-" + UUID.randomUUID(), "a", LIVE, TIMEOUT).orElseThrow());
+		}
+		long slots = leases.stream()
+			.map((lease) -> SlotHash.getSlot(store.key(lease.group(), "lease")))
+			.distinct()
+			.count();
+		store.renewAll(leases, LIVE, TIMEOUT); // every master learns the script
+		List<LocalRedisServer> masters = nodes.stream()
+			.filter((node) -> node.command("INFO", "replication").contains("role:master"))
+			.toList();
+		assertThat(masters).hasSize(3);
+		int before = unanswered.get();
+		masters.forEach((master) -> master.command("CLIENT", "PAUSE", "10000", "WRITE"));
+		CompletableFuture<Set<String>> renewal;
+		try {
+			renewal = CompletableFuture.supplyAsync(() -> store.renewAll(leases, RENEWED, TIMEOUT));
+			await().atMost(Duration.ofSeconds(3)).until(() -> unanswered.get() - before >= slots);
+		}
+		finally {
+			masters.forEach((master) -> master.command("CLIENT", "UNPAUSE"));
+		}
+		assertThat(renewal.get(10, TimeUnit.SECONDS)).hasSize(100);
+	}
+
+	@Test
+	void renewsOnEveryMasterWaitingOnceForTheReplicaOfEach() {
+		RedisLeaseStore store = new RedisLeaseStore(factory, PREFIX, 1, Duration.ofSeconds(3));
+		List<Lease> leases = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			leases.add(store.tryAcquire("acked-" + UUID.randomUUID(), "a", LIVE, TIMEOUT).orElseThrow());
+		}
+		assertThat(leases.stream()
+			.map((lease) -> SlotHash.getSlot(store.key(lease.group(), "lease")) * 3 / SlotHash.SLOT_COUNT)
+			.distinct()).hasSize(3);
+		long waits = calls("wait");
+		assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).hasSize(30);
+		assertThat(calls("wait") - waits).isEqualTo(3);
+		RedisLeaseStore demanding = new RedisLeaseStore(factory, PREFIX, 2, Duration.ofMillis(200));
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> demanding.renewAll(leases, RENEWED, TIMEOUT))
+			.withMessageContaining("renew the leases of 30 groups")
+			.withMessageContaining("1 of the 2 replica acknowledgements required");
+	}
+
+	/** Calls of the commands on every node of the cluster since it started. */
+	private static long calls(String... commands) {
+		long calls = 0;
+		for (LocalRedisServer node : nodes) {
+			Matcher matcher = CALLS.matcher(node.command("INFO", "commandstats"));
+			while (matcher.find()) {
+				if (List.of(commands).contains(matcher.group(1))) {
+					calls += Long.parseLong(matcher.group(2));
+				}
+			}
+		}
+		return calls;
 	}
 
 	private static String redisCli() {

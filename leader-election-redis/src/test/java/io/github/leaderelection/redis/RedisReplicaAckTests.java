@@ -1,6 +1,7 @@
 package io.github.leaderelection.redis;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.leaderelection.testing.LocalRedisServer;
 import io.github.leaderelection.testing.TestRedis;
@@ -85,6 +86,26 @@ class RedisReplicaAckTests {
 			.withMessageContaining("renew")
 			.withMessageContaining("replica acknowledgements");
 		assertThat(demanding.read("invoices", TIMEOUT).orElseThrow().holder()).isEqualTo("a");
+	}
+
+	@Test
+	void renewsManyGroupsOnceTheReplicaHasThemAndFailsTheWholeCallWhenTooFewAcknowledge() {
+		RedisLeaseStore store = new RedisLeaseStore(factory, "acks:", 1, Duration.ofSeconds(3));
+		List<Lease> leases = List.of(store.tryAcquire("batch-1", "a", LIVE, TIMEOUT).orElseThrow(),
+				store.tryAcquire("batch-2", "a", LIVE, TIMEOUT).orElseThrow(),
+				store.tryAcquire("batch-3", "a", LIVE, TIMEOUT).orElseThrow());
+		assertThat(store.renewAll(leases, LIVE.plusSeconds(5), TIMEOUT)).hasSize(3);
+		assertThat(Long.parseLong(replica.command("PTTL", store.key("batch-2", "lease")).substring(1)))
+			.isGreaterThan(LIVE.toMillis());
+		RedisLeaseStore demanding = new RedisLeaseStore(factory, "acks:", 2, Duration.ofMillis(200));
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> demanding.renewAll(leases, LIVE, TIMEOUT))
+			.withMessageContaining("renew the leases of 3 groups")
+			.withMessageContaining("1 of the 2 replica acknowledgements required");
+		// Nothing renewed, nothing to acknowledge: not a failure.
+		Lease stale = new Lease("batch-1", "a", leases.get(0).term() + 1, LIVE, Duration.ZERO);
+		assertThat(demanding.renewAll(List.of(stale), LIVE, TIMEOUT)).isEmpty();
+		assertThat(demanding.read("batch-1", TIMEOUT).orElseThrow().holder()).isEqualTo("a");
 	}
 
 	@Test

@@ -3,9 +3,15 @@ package io.github.leaderelection.etcd;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
@@ -21,7 +27,6 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.github.leaderelection.LeaderElectionException;
@@ -74,9 +79,13 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	private static final int NAMESPACE_MAX_LENGTH = 200;
 
+	private static final GetOption PREFIX = GetOption.builder().isPrefix(true).build();
+
 	private final Client client;
 
 	private final String namespace;
+
+	private final EtcdLeases leases;
 
 	private final AtomicBoolean warmedUp = new AtomicBoolean();
 
@@ -94,6 +103,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	public EtcdLeaseStore(Client client, String namespace) {
 		this.client = Objects.requireNonNull(client, "client");
 		this.namespace = requireValidNamespace(namespace);
+		this.leases = new EtcdLeases(client);
 	}
 
 	private static String requireValidNamespace(String namespace) {
@@ -113,11 +123,34 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
-		GroupState state = state(new EtcdCall("read", group, timeout), group);
-		if (state.record() == null) {
+		return lease(group, state(new EtcdCall("read", group, timeout), group));
+	}
+
+	/**
+	 * Reads the groups as {@link #read} reads one, each with a range read of its two
+	 * keys, in read-only transactions of at most 128 (etcd's default
+	 * {@code --max-txn-ops}, above which it refuses a transaction), sent at once: one
+	 * request per 128 groups.
+	 */
+	@Override
+	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+		List<String> distinct = List.copyOf(new LinkedHashSet<>(groups));
+		EtcdCall call = EtcdCall.ofGroups("read", distinct.size(), timeout);
+		List<GetResponse> responses = call.read(this.client.getKVClient(),
+				distinct.stream().map((group) -> Op.get(groupPrefix(group), PREFIX)).toList());
+		Map<String, Lease> leases = new LinkedHashMap<>();
+		for (int i = 0; i < distinct.size(); i++) {
+			String group = distinct.get(i);
+			lease(group, state(group, responses.get(i))).ifPresent((lease) -> leases.put(group, lease));
+		}
+		return leases;
+	}
+
+	private Optional<Lease> lease(String group, GroupState state) {
+		GroupRecord current = state.record();
+		if (current == null) {
 			return Optional.empty();
 		}
-		GroupRecord current = state.record();
 		remember(group, current.term());
 		Duration expiresIn = (state.liveTtl() >= 0) ? remaining(state.liveTtl()) : Duration.ZERO;
 		return Optional.of(new Lease(group, current.holder(), current.term(), expiresIn, Duration.ZERO));
@@ -149,23 +182,23 @@ public class EtcdLeaseStore implements LeaseStore {
 				fenceId = current.leaseId();
 				fenceTtl = state.liveTtl();
 			}
-			long earlierTtl = timeToLive(call, current.fenceId());
+			long earlierTtl = this.leases.timeToLive(call, current.fenceId());
 			if (earlierTtl > fenceTtl) {
 				fenceId = current.fenceId();
 				fenceTtl = earlierTtl;
 			}
 		}
-		long leaseId = grant(call, leaseDuration);
+		long leaseId = call.await(this.leases.grant(leaseDuration));
 		long term = nextTerm(group, record);
 		GroupRecord next = new GroupRecord(term, leaseId, (fenceTtl >= 0) ? fenceId : 0, candidateId, candidateId, 0);
-		long revision = write(call, group, record, next, leaseDuration);
+		long revision = call.await(write(group, record, next, leaseDuration));
 		if (revision < 0) {
-			revokeQuietly(leaseId);
+			this.leases.revokeQuietly(leaseId);
 			return Optional.empty();
 		}
 		remember(group, term);
 		record.filter((previous) -> candidateId.equals(previous.leaseHolder()) && previous.leaseId() != 0)
-			.ifPresent((previous) -> revokeQuietly(previous.leaseId()));
+			.ifPresent((previous) -> this.leases.revokeQuietly(previous.leaseId()));
 		Duration activeIn = (fenceTtl >= 0) ? remaining(fenceTtl) : Duration.ZERO;
 		if (lost) {
 			logger.warn(
@@ -192,21 +225,59 @@ public class EtcdLeaseStore implements LeaseStore {
 		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
 			return false;
 		}
-		GroupRecord current = record.get();
-		if (keepAlive(call, current.leaseId()) == ttlSeconds(leaseDuration)) {
-			return true;
-		}
-		return renewWithNewLease(call, group, current, leaseDuration);
+		return call.await(refresh(call, group, record.get(), leaseDuration));
 	}
 
-	/** Expired while nobody took it, or asked for another duration: a new etcd lease. */
-	private boolean renewWithNewLease(EtcdCall call, String group, GroupRecord current, Duration leaseDuration) {
-		long leaseId = grant(call, leaseDuration);
-		GroupRecord next = new GroupRecord(current.term(), leaseId, current.fenceId(), current.holder(),
-				current.holder(), 0);
-		long revision = write(call, group, Optional.of(current), next, leaseDuration);
-		revokeQuietly((revision >= 0) ? current.leaseId() : leaseId);
-		return revision >= 0;
+	/**
+	 * Renews as {@link #renew} does, each lease judged on its own: first the records, in
+	 * read-only transactions of at most 128 range reads (etcd's default
+	 * {@code --max-txn-ops}) sent at once; once they answered, the keep-alives of the
+	 * etcd leases whose records still have their lease's holder and term, sent at once.
+	 * That is a request per 128 leases and one per lease still held (etcd refreshes a
+	 * lease only through a keep-alive of its own). A lease whose refresh failed is left
+	 * out; the failure is thrown only when no lease was extended.
+	 */
+	@Override
+	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		List<Lease> held = leases.stream().filter((lease) -> lease.holder() != null).toList();
+		EtcdCall call = EtcdCall.ofGroups("renew", held.size(), timeout);
+		List<GetResponse> records = call.read(this.client.getKVClient(),
+				held.stream().map((lease) -> Op.get(recordKey(lease.group()), GetOption.DEFAULT)).toList());
+		Map<String, CompletableFuture<Boolean>> refreshes = new LinkedHashMap<>();
+		for (int i = 0; i < held.size(); i++) {
+			Lease lease = held.get(i);
+			GroupRecord.in(records.get(i))
+				.filter((current) -> current.isHeldBy(lease))
+				.ifPresent((current) -> refreshes.put(lease.group(),
+						refresh(call, lease.group(), current, leaseDuration)));
+		}
+		return call.awaitEach(refreshes);
+	}
+
+	/**
+	 * Refreshes the etcd lease of a record that still has the renewed lease's holder and
+	 * term. One that expired while nobody took the group, or that had another duration,
+	 * is replaced by a new one in a transaction compared on the record.
+	 * @return whether the lease was extended
+	 */
+	private CompletableFuture<Boolean> refresh(EtcdCall call, String group, GroupRecord current,
+			Duration leaseDuration) {
+		return this.leases.keepAlive(current.leaseId()).thenCompose((ttl) -> {
+			if (ttl == ttlSeconds(leaseDuration)) {
+				return CompletableFuture.completedFuture(true);
+			}
+			// Every step of the chain checks the call's time: nothing is written for a
+			// caller that already gave up.
+			return call.then(() -> this.leases.grant(leaseDuration)).thenCompose((leaseId) -> {
+				GroupRecord next = new GroupRecord(current.term(), leaseId, current.fenceId(), current.holder(),
+						current.holder(), 0);
+				return call.then(() -> write(group, Optional.of(current), next, leaseDuration))
+					.thenApply((revision) -> {
+						this.leases.revokeQuietly((revision >= 0) ? current.leaseId() : leaseId);
+						return revision >= 0;
+					});
+			});
+		});
 	}
 
 	@Override
@@ -220,9 +291,9 @@ public class EtcdLeaseStore implements LeaseStore {
 		GroupRecord current = record.get();
 		// The wait for an earlier holder stays for the next one.
 		GroupRecord next = new GroupRecord(current.term(), 0, current.fenceId(), null, null, 0);
-		if (commitIfUnchanged(call, group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
-				Op.delete(leaseKey(group), DeleteOption.DEFAULT)) >= 0) {
-			revokeQuietly(current.leaseId());
+		if (call.await(commitIfUnchanged(group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+				Op.delete(leaseKey(group), DeleteOption.DEFAULT))) >= 0) {
+			this.leases.revokeQuietly(current.leaseId());
 		}
 	}
 
@@ -231,9 +302,9 @@ public class EtcdLeaseStore implements LeaseStore {
 	 * record is as it was read.
 	 * @return the revision of the write, or -1 when the record had changed
 	 */
-	private long write(EtcdCall call, String group, Optional<GroupRecord> record, GroupRecord next,
+	private CompletableFuture<Long> write(String group, Optional<GroupRecord> record, GroupRecord next,
 			Duration leaseDuration) {
-		return commitIfUnchanged(call, group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+		return commitIfUnchanged(group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
 				Op.put(leaseKey(group), bytes(next.term() + " " + ttlSeconds(leaseDuration)),
 						PutOption.builder().withLeaseId(next.leaseId()).build()));
 	}
@@ -299,7 +370,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	private void warmUp(String group) {
 		if (this.warmedUp.compareAndSet(false, true)) {
-			this.client.getLeaseClient().timeToLive(0, LeaseOption.DEFAULT).exceptionally((ex) -> null);
+			this.leases.warmUp();
 			this.client.getKVClient()
 				.txn()
 				.If(new Cmp(recordKey(group), Cmp.Op.GREATER, CmpTarget.version(0)))
@@ -333,8 +404,10 @@ public class EtcdLeaseStore implements LeaseStore {
 	 * of the group's keys.
 	 */
 	private GroupState state(EtcdCall call, String group) {
-		GetResponse response = call
-			.await(this.client.getKVClient().get(groupPrefix(group), GetOption.builder().isPrefix(true).build()));
+		return state(group, call.await(this.client.getKVClient().get(groupPrefix(group), PREFIX)));
+	}
+
+	private GroupState state(String group, GetResponse response) {
 		GroupRecord record = null;
 		KeyValue leaseKey = null;
 		for (KeyValue keyValue : response.getKvs()) {
@@ -361,8 +434,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	private Optional<GroupRecord> record(EtcdCall call, String group) {
-		GetResponse response = call.await(this.client.getKVClient().get(recordKey(group)));
-		return response.getKvs().stream().findFirst().map(GroupRecord::decode);
+		return GroupRecord.in(call.await(this.client.getKVClient().get(recordKey(group))));
 	}
 
 	private Cmp unchanged(String group, Optional<GroupRecord> record) {
@@ -372,7 +444,8 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	private boolean writeRecord(EtcdCall call, String group, Optional<GroupRecord> record, GroupRecord next) {
-		return commitIfUnchanged(call, group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT)) >= 0;
+		return call
+			.await(commitIfUnchanged(group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT))) >= 0;
 	}
 
 	/**
@@ -380,10 +453,13 @@ public class EtcdLeaseStore implements LeaseStore {
 	 * is as it was read.
 	 * @return the revision of the write, or -1 when the record had changed
 	 */
-	private long commitIfUnchanged(EtcdCall call, String group, Optional<GroupRecord> record, Op... operations) {
-		TxnResponse response = call
-			.await(this.client.getKVClient().txn().If(unchanged(group, record)).Then(operations).commit());
-		return response.isSucceeded() ? response.getHeader().getRevision() : -1;
+	private CompletableFuture<Long> commitIfUnchanged(String group, Optional<GroupRecord> record, Op... operations) {
+		return this.client.getKVClient()
+			.txn()
+			.If(unchanged(group, record))
+			.Then(operations)
+			.commit()
+			.thenApply((response) -> response.isSucceeded() ? response.getHeader().getRevision() : -1);
 	}
 
 	private long nextTerm(String group, Optional<GroupRecord> record) {
@@ -397,10 +473,6 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	// etcd leases
 
-	private long grant(EtcdCall call, Duration leaseDuration) {
-		return call.await(this.client.getLeaseClient().grant(ttlSeconds(leaseDuration))).getID();
-	}
-
 	/**
 	 * The TTL, in the whole seconds etcd counts, of the etcd lease behind a lease of the
 	 * given duration: rounded up, so that it lasts at least as long.
@@ -410,31 +482,6 @@ public class EtcdLeaseStore implements LeaseStore {
 	public static long ttlSeconds(Duration leaseDuration) {
 		long seconds = leaseDuration.getSeconds() + ((leaseDuration.getNano() > 0) ? 1 : 0);
 		return Math.max(1, seconds);
-	}
-
-	/** Seconds left on an etcd lease, or -1 when it is gone (or there is none). */
-	private long timeToLive(EtcdCall call, long leaseId) {
-		if (leaseId == 0) {
-			return -1;
-		}
-		return call.await(this.client.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT)).getTTL();
-	}
-
-	/** The lease's TTL after a keep-alive, or -1 when it is gone. */
-	private long keepAlive(EtcdCall call, long leaseId) {
-		if (leaseId == 0) {
-			return -1;
-		}
-		try {
-			return call.await(this.client.getLeaseClient().keepAliveOnce(leaseId)).getTTL();
-		}
-		catch (LeaderElectionException ex) {
-			// jetcd reports a lease that is gone as a failed keep-alive.
-			if (ex.getCause() != null && String.valueOf(ex.getCause().getMessage()).contains("not found")) {
-				return -1;
-			}
-			throw ex;
-		}
 	}
 
 	/**
@@ -447,12 +494,6 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	private static Duration max(Duration a, Duration b) {
 		return (a.compareTo(b) >= 0) ? a : b;
-	}
-
-	private void revokeQuietly(long leaseId) {
-		if (leaseId != 0) {
-			this.client.getLeaseClient().revoke(leaseId).exceptionally((ex) -> null);
-		}
 	}
 
 	static ByteSequence bytes(String value) {

@@ -2,10 +2,11 @@ package io.github.leaderelection.etcd;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.Objects;
+import java.util.Optional;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
 import org.jspecify.annotations.Nullable;
@@ -22,14 +23,24 @@ record GroupRecord(long term, long leaseId, long fenceId, @Nullable String lease
 	/** A field of the record that names nobody. */
 	private static final String NOBODY = "~";
 
+	/**
+	 * Whether the record has the lease's holder and term, with the holder's own etcd
+	 * lease. A record that names nobody is held by nobody, not even by a lease naming
+	 * nobody: renewing that would give the group a live lease without a holder.
+	 */
 	boolean isHeldBy(Lease lease) {
-		return lease.term() == this.term && Objects.equals(lease.holder(), this.holder)
-				&& Objects.equals(this.holder, this.leaseHolder);
+		return this.holder != null && lease.term() == this.term && this.holder.equals(lease.holder())
+				&& this.holder.equals(this.leaseHolder);
 	}
 
 	ByteSequence encode() {
 		return EtcdLeaseStore.bytes(this.term + " " + this.leaseId + " " + this.fenceId + " " + name(this.leaseHolder)
 				+ " " + name(this.holder));
+	}
+
+	/** The record that a read of a group's record key found, if any. */
+	static Optional<GroupRecord> in(GetResponse response) {
+		return response.getKvs().stream().findFirst().map(GroupRecord::decode);
 	}
 
 	static GroupRecord decode(KeyValue keyValue) {

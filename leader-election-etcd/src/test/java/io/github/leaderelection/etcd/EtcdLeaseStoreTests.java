@@ -1,14 +1,23 @@
 package io.github.leaderelection.etcd;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.DeleteOption;
+import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.store.LeaseStoreContractTests;
 import io.github.leaderelection.testing.TestEtcd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Contract tests for {@link EtcdLeaseStore} on an etcd member of the test's own. Each
@@ -50,6 +59,67 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 	@Override
 	protected LeaseStore createStoreWithIdentifier(String unsafeIdentifier) {
 		return new EtcdLeaseStore(client, unsafeIdentifier);
+	}
+
+	@Test
+	void neverRenewsALeaseThatNamesNobody() {
+		LeaseStore store = createStore();
+		String group = newGroup();
+		Lease lease = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		store.release(lease, TIMEOUT);
+		Lease nobody = new Lease(group, null, lease.term(), LIVE, Duration.ZERO);
+		assertThat(store.renew(nobody, RENEWED, TIMEOUT)).isFalse();
+		assertThat(store.renewAll(List.of(nobody), RENEWED, TIMEOUT)).isEmpty();
+		// No etcd lease was granted to nobody: the group stays free.
+		assertThat(store.read(group, TIMEOUT).orElseThrow().isExpired()).isTrue();
+	}
+
+	@Test
+	void readsAndRenewsInOneCallLeasesThatExpiredWhileNobodyTookThem() {
+		LeaseStore store = createStore();
+		List<String> groups = List.of(newGroup(), newGroup(), newGroup());
+		List<Lease> leases = List.of(store.tryAcquire(groups.get(0), "a", SHORT, TIMEOUT).orElseThrow(),
+				store.tryAcquire(groups.get(1), "a", SHORT, TIMEOUT).orElseThrow(),
+				store.tryAcquire(groups.get(2), "a", LIVE, TIMEOUT).orElseThrow());
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> store.read(groups.get(0), TIMEOUT).orElseThrow().isExpired()
+					&& store.read(groups.get(1), TIMEOUT).orElseThrow().isExpired());
+		// Each group read in one call exactly as a read of its own reads it.
+		Map<String, Lease> read = createStore().readAll(groups, TIMEOUT);
+		for (String group : groups) {
+			assertThat(read.get(group)).isEqualTo(store.read(group, TIMEOUT).orElseThrow());
+		}
+		assertThat(read.get(groups.get(0)).isExpired()).isTrue();
+		assertThat(read.get(groups.get(2)).hasLiveHolder()).isTrue();
+		// Two etcd leases gone, one of another duration: each replaced by a new one.
+		assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyElementsOf(groups);
+		for (Lease lease : leases) {
+			Lease current = store.read(lease.group(), TIMEOUT).orElseThrow();
+			assertThat(current.hasLiveHolder()).isTrue();
+			assertThat(current.term()).isEqualTo(lease.term());
+			assertThat(createStore().tryAcquire(lease.group(), "b", LIVE, TIMEOUT)).isEmpty();
+		}
+	}
+
+	@Test
+	void remembersTheTermsItReadsInOneCallAsAReadDoes() throws Exception {
+		String group = newGroup();
+		Lease lease = createStore().tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		LeaseStore reader = createStore();
+		assertThat(reader.readAll(List.of(group), TIMEOUT)).containsOnlyKeys(group);
+		// etcd loses the group's keys, as a cluster rebuilt on empty data directories
+		// does.
+		client.getKVClient()
+			.delete(EtcdLeaseStore.bytes("contract-tests-" + RUN + "/groups/" + group + "/"),
+					DeleteOption.builder().isPrefix(true).build())
+			.get();
+		Lease taken = reader.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
+		assertThat(taken.term()).isGreaterThan(lease.term());
+		assertThat(taken.activeIn()).isGreaterThanOrEqualTo(LIVE);
+	}
+
+	private static String newGroup() {
+		return "group-" + UUID.randomUUID();
 	}
 
 }

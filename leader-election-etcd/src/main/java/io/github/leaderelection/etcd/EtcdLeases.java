@@ -1,0 +1,80 @@
+package io.github.leaderelection.etcd;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.options.LeaseOption;
+
+/**
+ * The etcd leases behind the store's leases: each lives for the lease duration in whole
+ * seconds ({@link EtcdLeaseStore#ttlSeconds}) unless kept alive, and takes the group's
+ * lease key with it when it ends.
+ */
+final class EtcdLeases {
+
+	private final Lease leases;
+
+	EtcdLeases(Client client) {
+		this.leases = client.getLeaseClient();
+	}
+
+	/** A new etcd lease for a lease of the given duration, by its id. */
+	CompletableFuture<Long> grant(Duration leaseDuration) {
+		return this.leases.grant(EtcdLeaseStore.ttlSeconds(leaseDuration)).thenApply(LeaseGrantResponse::getID);
+	}
+
+	/** Seconds left on an etcd lease, or -1 when it is gone (or there is none). */
+	long timeToLive(EtcdCall call, long leaseId) {
+		if (leaseId == 0) {
+			return -1;
+		}
+		return call.await(this.leases.timeToLive(leaseId, LeaseOption.DEFAULT)).getTTL();
+	}
+
+	/**
+	 * Refreshes an etcd lease once: a call of its own, since etcd has no call that
+	 * refreshes several. jetcd opens a keep-alive stream for it and sends the request
+	 * twice (again as it closes the stream), so etcd counts one call and two messages,
+	 * and refreshes the lease a second time a round trip later: the lease outlives the
+	 * holder's belief by that much more, which only delays the next holder.
+	 * @return the lease's TTL after the refresh, or -1 when it is gone
+	 */
+	CompletableFuture<Long> keepAlive(long leaseId) {
+		if (leaseId == 0) {
+			return CompletableFuture.completedFuture(-1L);
+		}
+		return this.leases.keepAliveOnce(leaseId).handle((response, ex) -> {
+			if (ex == null) {
+				return response.getTTL();
+			}
+			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+			// jetcd reports a lease that is gone as a failed keep-alive.
+			if (String.valueOf(cause.getMessage()).contains("not found")) {
+				return -1L;
+			}
+			throw new CompletionException(cause);
+		});
+	}
+
+	/**
+	 * Ends an etcd lease without waiting: one left behind ends with its TTL anyway.
+	 */
+	void revokeQuietly(long leaseId) {
+		if (leaseId != 0) {
+			this.leases.revoke(leaseId).exceptionally((ex) -> null);
+		}
+	}
+
+	/**
+	 * Asks, without waiting, the time left on no lease: it warms up the calls an acquire
+	 * makes.
+	 */
+	void warmUp() {
+		this.leases.timeToLive(0, LeaseOption.DEFAULT).exceptionally((ex) -> null);
+	}
+
+}

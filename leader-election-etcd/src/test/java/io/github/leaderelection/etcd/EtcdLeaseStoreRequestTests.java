@@ -1,0 +1,187 @@
+package io.github.leaderelection.etcd;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.etcd.jetcd.Client;
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.testing.EtcdServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The requests that batch renewals and reads cost, counted by etcd itself: the gRPC calls
+ * its {@code /metrics} endpoint says it handled, per method. The member is this class's
+ * own (an etcd shared with other tests would count their requests too), and each check
+ * waits until the counters have settled on the expected figures and stay there.
+ */
+class EtcdLeaseStoreRequestTests {
+
+	private static final Logger logger = LoggerFactory.getLogger(EtcdLeaseStoreRequestTests.class);
+
+	private static final Pattern COUNTER = Pattern.compile(
+			"^(grpc_server_handled_total|grpc_server_msg_received_total)\\{.*grpc_method=\"([^\"]+)\".*\\} (\\S+)$");
+
+	private static final String HANDLED = "grpc_server_handled_total";
+
+	private static final String RECEIVED = "grpc_server_msg_received_total";
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	private static final int GROUPS = 300;
+
+	private static EtcdServer etcd;
+
+	private static Client client;
+
+	@BeforeAll
+	static void startEtcd() throws Exception {
+		etcd = new EtcdServer(Path.of("target/etcd/requests"));
+		etcd.start();
+		client = Client.builder().endpoints(etcd.endpoint()).build();
+	}
+
+	@AfterAll
+	static void stopEtcd() throws Exception {
+		if (client != null) {
+			client.close();
+		}
+		if (etcd != null) {
+			etcd.close();
+		}
+	}
+
+	@Test
+	void renewsAndReadsThreeHundredGroupsInOneTransactionPer128AndAKeepAlivePerLeaseStillHeld() throws Exception {
+		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests");
+		List<Lease> leases = new ArrayList<>();
+		for (int i = 0; i < GROUPS; i++) {
+			leases.add(store.tryAcquire("group-" + i, "a", LEASE, TIMEOUT).orElseThrow());
+		}
+		Lease released = leases.get(GROUPS / 2);
+		store.release(released, TIMEOUT);
+		List<String> groups = leases.stream().map(Lease::group).toList();
+
+		// 300 records in 3 transactions (128 + 128 + 44); 299 leases still held, each
+		// refreshed by a keep-alive of its own; nothing else.
+		assertRequests(() -> store.renewAll(leases, LEASE, TIMEOUT).size(), 299,
+				Map.of("Txn", 3L, "LeaseKeepAlive", 299L));
+
+		List<String> withUnknown = new ArrayList<>(groups);
+		withUnknown.add("never-led");
+		assertRequests(() -> store.readAll(withUnknown, TIMEOUT).size(), GROUPS, Map.of("Txn", 3L));
+		assertRequests(() -> store.readAll(groups.subList(0, 128), TIMEOUT).size(), 128, Map.of("Txn", 1L));
+		assertRequests(() -> store.readAll(groups.subList(0, 129), TIMEOUT).size(), 129, Map.of("Txn", 2L));
+		assertRequests(() -> store.readAll(List.of(), TIMEOUT).size(), 0, Map.of());
+		assertRequests(() -> store.renewAll(List.of(), LEASE, TIMEOUT).size(), 0, Map.of());
+
+		// For comparison: one group on its own, a read and a keep-alive.
+		assertRequests(() -> store.renew(leases.get(0), LEASE, TIMEOUT) ? 1 : 0, 1,
+				Map.of("Range", 1L, "LeaseKeepAlive", 1L));
+	}
+
+	@Test
+	void keepsAliveOnlyTheLeasesItStillHolds() throws Exception {
+		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests-held");
+		EtcdLeaseStore other = new EtcdLeaseStore(client, "requests-held");
+		List<Lease> leases = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			leases.add(store.tryAcquire("group-" + i, "a", LEASE, TIMEOUT).orElseThrow());
+		}
+		other.forceLeader("group-0", "b", TIMEOUT);
+		other.clear("group-1", TIMEOUT);
+		store.release(leases.get(2), TIMEOUT);
+		List<Lease> renewed = new ArrayList<>(leases);
+		renewed.add(new Lease("group-5", "a", 1, LEASE, Duration.ZERO)); // never led
+		renewed.add(new Lease("group-3", null, leases.get(3).term(), LEASE, Duration.ZERO)); // nobody
+
+		// The records of the six leases that name a holder in one transaction;
+		// keep-alives
+		// only for group-3 and group-4.
+		assertRequests(() -> store.renewAll(renewed, LEASE, TIMEOUT).size(), 2,
+				Map.of("Txn", 1L, "LeaseKeepAlive", 2L));
+	}
+
+	/**
+	 * Waits until etcd is quiet (what the setup sent without waiting, a lease's revoke,
+	 * has been handled), runs the action, checks its answer, then waits until the gRPC
+	 * calls etcd handled since are the expected ones, per method, and stay so for a while
+	 * (a keep-alive stream is counted when it closes, shortly after its answer).
+	 */
+	private static void assertRequests(Supplier<Integer> action, int expectedAnswer, Map<String, Long> expected)
+			throws IOException {
+		AtomicReference<Map<String, Long>> quiet = new AtomicReference<>(counters(HANDLED));
+		await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(300)).until(() -> {
+			Map<String, Long> now = counters(HANDLED);
+			return now.equals(quiet.getAndSet(now));
+		});
+		Map<String, Long> before = quiet.get();
+		Map<String, Long> messagesBefore = counters(RECEIVED);
+		long start = System.nanoTime();
+		assertThat(action.get()).isEqualTo(expectedAnswer);
+		long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
+		await().atMost(Duration.ofSeconds(15))
+			.during(Duration.ofMillis(500))
+			.until(() -> since(before, HANDLED), expected::equals);
+		logger.info("Requests handled: {}; messages received: {}; call took {} ms", since(before, HANDLED),
+				since(messagesBefore, RECEIVED), millis);
+	}
+
+	private static Map<String, Long> since(Map<String, Long> before, String counter) throws IOException {
+		Map<String, Long> delta = new TreeMap<>();
+		counters(counter).forEach((method, value) -> {
+			long change = value - before.getOrDefault(method, 0L);
+			if (change != 0) {
+				delta.put(method, change);
+			}
+		});
+		return delta;
+	}
+
+	/** A counter of etcd's, per gRPC method (summed over result codes). */
+	private static Map<String, Long> counters(String counter) throws IOException {
+		Map<String, Long> values = new HashMap<>();
+		HttpURLConnection connection = (HttpURLConnection) URI.create(etcd.endpoint() + "/metrics")
+			.toURL()
+			.openConnection();
+		try (BufferedReader in = new BufferedReader(
+				new InputStreamReader(connection.getInputStream(), StandardCharsets.UTF_8))) {
+			String line;
+			while ((line = in.readLine()) != null) {
+				Matcher matcher = COUNTER.matcher(line);
+				if (matcher.matches() && matcher.group(1).equals(counter)) {
+					values.merge(matcher.group(2), (long) Double.parseDouble(matcher.group(3)), Long::sum);
+				}
+			}
+		}
+		finally {
+			connection.disconnect();
+		}
+		assertThat(values).as("etcd's %s counters", counter).isNotEmpty();
+		return values;
+	}
+
+}

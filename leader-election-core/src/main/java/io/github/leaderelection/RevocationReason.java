@@ -21,6 +21,12 @@ public enum RevocationReason {
 	FORCED_ELSEWHERE,
 
 	/** The election is shutting down. */
-	SHUTDOWN
+	SHUTDOWN,
+
+	/**
+	 * Balancing handed the group over: this instance led more groups than its share, and
+	 * a candidate that leads fewer than its share takes this one.
+	 */
+	REBALANCED
 
 }

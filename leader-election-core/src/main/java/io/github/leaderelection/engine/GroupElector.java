@@ -127,6 +127,12 @@ final class GroupElector implements LeaderElection {
 
 	private boolean roundReadPending;
 
+	/**
+	 * When this elector first saw the lease free while balancing held it back; 0 when not
+	 * held back. Guarded by this.
+	 */
+	private long freeSinceNanos;
+
 	private final AtomicBoolean attemptRunning = new AtomicBoolean();
 
 	private volatile boolean attemptRequested;
@@ -184,12 +190,24 @@ final class GroupElector implements LeaderElection {
 
 	@Override
 	public boolean yieldLeadership() {
+		return giveUp(RevocationReason.YIELDED);
+	}
+
+	/**
+	 * Gives the group up so that balancing can move it to a candidate that leads fewer
+	 * groups than its share; see {@link Balancer}.
+	 */
+	void handOver() {
+		giveUp(RevocationReason.REBALANCED);
+	}
+
+	private boolean giveUp(RevocationReason reason) {
 		boolean wasLeading;
 		synchronized (this) {
 			Belief current = believed();
 			wasLeading = current != null && current.isHeldAt(now());
 			if (current != null) {
-				transition(null, RevocationReason.YIELDED);
+				transition(null, reason);
 			}
 			if (this.held != null) {
 				this.releasing = this.held;
@@ -407,6 +425,16 @@ final class GroupElector implements LeaderElection {
 
 	private synchronized boolean isActive() {
 		return this.started && !this.stopped;
+	}
+
+	/** Whether this elector has started and not stopped. */
+	boolean isCompeting() {
+		return isActive();
+	}
+
+	/** Whether the store has answered this elector since it started. */
+	synchronized boolean hasReachedStore() {
+		return this.storeAnswered;
 	}
 
 	/**
@@ -780,6 +808,12 @@ final class GroupElector implements LeaderElection {
 			}
 		}
 		if (current != null && !current.isAcquirableBy(this.candidateId)) {
+			synchronized (this) {
+				this.freeSinceNanos = 0;
+			}
+			return NEXT_ROUND;
+		}
+		if (heldBackForBalance(current)) {
 			return NEXT_ROUND;
 		}
 		long start = now();
@@ -790,8 +824,13 @@ final class GroupElector implements LeaderElection {
 			return NEXT_ROUND;
 		}
 		Lease lease = taken.get();
+		Balancer balancer = this.engine.balancer();
+		if (balancer != null) {
+			balancer.acquired(this.group);
+		}
 		boolean stoppedMeanwhile;
 		synchronized (this) {
+			this.freeSinceNanos = 0;
 			this.duplicateId.acquired(lease.term());
 			stoppedMeanwhile = this.stopped;
 			if (!stoppedMeanwhile) {
@@ -815,6 +854,26 @@ final class GroupElector implements LeaderElection {
 		}
 		release(lease);
 		return NEXT_ROUND;
+	}
+
+	/**
+	 * Whether to leave a lease that is free to take to another candidate for now, as
+	 * balancing asks (see {@link Balancer#holdsBack}): for at most one retry period after
+	 * this elector first saw it free, so that the group is not left without a leader for
+	 * longer than that.
+	 */
+	private boolean heldBackForBalance(@Nullable Lease free) {
+		Balancer balancer = this.engine.balancer();
+		if (balancer == null || (free != null && free.isHeldBy(this.candidateId)) || !balancer.holdsBack(this.group)) {
+			return false;
+		}
+		synchronized (this) {
+			long now = now();
+			if (this.freeSinceNanos == 0) {
+				this.freeSinceNanos = now;
+			}
+			return now - this.freeSinceNanos < this.retryPeriodNanos;
+		}
 	}
 
 	/** See {@link DuplicateIdDetector}: logs outside the lock what it found. */

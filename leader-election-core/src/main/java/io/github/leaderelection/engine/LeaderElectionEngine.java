@@ -75,6 +75,9 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 	private final NodeRounds rounds;
 
+	/** Spreads leadership over the live candidates; null unless balancing is on. */
+	private final @Nullable Balancer balancer;
+
 	private final Object lifecycleMonitor = new Object();
 
 	private boolean running;
@@ -89,6 +92,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		this.candidateId = Names.requireValid("candidate id",
 				(builder.candidateId != null) ? builder.candidateId : defaultCandidateId());
 		this.timing = builder.timing;
+		this.balancer = builder.balanceWeight > 0
+				? new Balancer(this, builder.balanceWeight, builder.preferredLeaders, this.electors::values) : null;
 		this.rounds = new NodeRounds(this, this.electors::values);
 		this.releaseOnShutdown = builder.releaseOnShutdown;
 		this.shutdownTimeout = builder.shutdownTimeout;
@@ -183,6 +188,23 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 				&& elector.status().isStoreUnreachable(this.timing.renewDeadline(), elector.sinceStarted());
 	}
 
+	/**
+	 * Whether this engine spreads leadership over the live candidates (see
+	 * {@link Builder#balance}).
+	 */
+	public boolean isBalancing() {
+		return this.balancer != null;
+	}
+
+	/**
+	 * How many of this engine's groups each live candidate leads, as this engine last
+	 * counted them (once per retry period); empty unless balancing, and until the first
+	 * count. No I/O.
+	 */
+	public Map<String, Integer> leadersByCandidate() {
+		return (this.balancer != null) ? this.balancer.leadersByCandidate() : Map.of();
+	}
+
 	@Override
 	public void addListener(LeaderElectionListener listener) {
 		this.notifier.addListener(Objects.requireNonNull(listener, "listener"));
@@ -196,6 +218,9 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 			}
 			if (this.running) {
 				return;
+			}
+			if (this.balancer != null) {
+				this.balancer.checkStore();
 			}
 			this.running = true;
 			logger.info(
@@ -281,9 +306,12 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	private void leaveAll(List<GroupElector> electors) {
 		// A thread of its own: the store threads may be stuck in calls to a store that
 		// hangs.
-		Thread releaser = new Thread(
-				() -> electors.forEach((elector) -> elector.leaveAfterStop(this.releaseOnShutdown)),
-				"leader-election-release");
+		Thread releaser = new Thread(() -> {
+			electors.forEach((elector) -> elector.leaveAfterStop(this.releaseOnShutdown));
+			if (this.balancer != null) {
+				this.balancer.leave();
+			}
+		}, "leader-election-release");
 		releaser.setDaemon(true);
 		releaser.start();
 		try {
@@ -305,6 +333,10 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 	Notifier notifier() {
 		return this.notifier;
+	}
+
+	@Nullable Balancer balancer() {
+		return this.balancer;
 	}
 
 	long nanoTime() {
@@ -409,6 +441,10 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 		private @Nullable ElectionScheduler scheduler;
 
+		private int balanceWeight;
+
+		private Map<String, String> preferredLeaders = Map.of();
+
 		private final List<LeaderElectionListener> listeners = new ArrayList<>();
 
 		private Builder(LeaseStore store) {
@@ -493,6 +529,29 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		 */
 		public Builder scheduler(ElectionScheduler scheduler) {
 			this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+			return this;
+		}
+
+		/**
+		 * Spreads leadership over the live candidates in proportion to their weights,
+		 * instead of leaving every group with whoever started first: each candidate leads
+		 * between the floor and the ceiling of its share of the groups. Needs a store
+		 * that lists live candidates (all the stores of this project do).
+		 * @param weight this candidate's weight, at least 1 (2 takes twice the share of
+		 * 1)
+		 * @param preferredLeaders groups pinned to a candidate, which leads them whenever
+		 * it is live
+		 */
+		public Builder balance(int weight, Map<String, String> preferredLeaders) {
+			if (weight < 1) {
+				throw new IllegalArgumentException("balance weight must be at least 1 but is " + weight);
+			}
+			preferredLeaders.forEach((group, candidate) -> {
+				Names.requireValid("group", group);
+				Names.requireValid("candidate id", candidate);
+			});
+			this.balanceWeight = weight;
+			this.preferredLeaders = Map.copyOf(preferredLeaders);
 			return this;
 		}
 

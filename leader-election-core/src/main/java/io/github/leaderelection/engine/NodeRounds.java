@@ -49,6 +49,8 @@ final class NodeRounds {
 
 	private final AtomicBoolean reading = new AtomicBoolean();
 
+	private final AtomicBoolean balancing = new AtomicBoolean();
+
 	private long nextRoundNanos;
 
 	NodeRounds(LeaderElectionEngine engine, Supplier<Collection<GroupElector>> electors) {
@@ -77,6 +79,17 @@ final class NodeRounds {
 		this.engine.schedule(this::due, this.nextRoundNanos - now);
 		this.engine.executeStoreTask(this::renewRound);
 		this.engine.executeStoreTask(this::readRound);
+		Balancer balancer = this.engine.balancer();
+		if (balancer != null && this.balancing.compareAndSet(false, true)) {
+			this.engine.executeStoreTask(() -> {
+				try {
+					balancer.round();
+				}
+				finally {
+					this.balancing.set(false);
+				}
+			});
+		}
 	}
 
 	private void renewRound() {

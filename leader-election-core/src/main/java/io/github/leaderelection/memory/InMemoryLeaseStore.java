@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
@@ -28,6 +29,9 @@ public class InMemoryLeaseStore implements LeaseStore {
 	private final Map<String, Row> rows = new ConcurrentHashMap<>();
 
 	private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
+
+	/** Live candidates: weight and the end of their entry on the store's clock. */
+	private final Map<String, long[]> candidates = new ConcurrentHashMap<>();
 
 	private final LongSupplier nanoClock;
 
@@ -150,6 +154,24 @@ public class InMemoryLeaseStore implements LeaseStore {
 	public void clear(String group, Duration timeout) {
 		this.rows.computeIfPresent(group, (key, row) -> new Row(null, row.term, row.activeFrom, row.leaseEnd));
 		notifyWatchers(group);
+	}
+
+	@Override
+	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
+		long now = this.nanoClock.getAsLong();
+		this.candidates.put(candidateId, new long[] { weight, now + ttl.toNanos() });
+		Map<String, Integer> live = new TreeMap<>();
+		this.candidates.forEach((id, entry) -> {
+			if (entry[1] - now > 0) {
+				live.put(id, (int) entry[0]);
+			}
+		});
+		return live;
+	}
+
+	@Override
+	public void removeCandidate(String candidateId, Duration timeout) {
+		this.candidates.remove(candidateId);
 	}
 
 	@Override

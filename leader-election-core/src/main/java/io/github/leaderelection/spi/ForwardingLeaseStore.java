@@ -59,6 +59,16 @@ public abstract class ForwardingLeaseStore implements LeaseStore {
 	}
 
 	@Override
+	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
+		return this.delegate.keepCandidateAlive(candidateId, weight, ttl, timeout);
+	}
+
+	@Override
+	public void removeCandidate(String candidateId, Duration timeout) {
+		this.delegate.removeCandidate(candidateId, timeout);
+	}
+
+	@Override
 	public void release(Lease lease, Duration timeout) {
 		this.delegate.release(lease, timeout);
 	}

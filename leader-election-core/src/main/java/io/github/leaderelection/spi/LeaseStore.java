@@ -98,6 +98,26 @@ public interface LeaseStore extends AutoCloseable {
 	}
 
 	/**
+	 * Keeps a candidate on the store's list of live candidates, which balancing spreads
+	 * leadership over: the candidate's entry, with its weight, lasts {@code ttl} from now
+	 * by the store's clock. One request, which also answers with every candidate whose
+	 * entry has not run out, this one included. Stores that cannot list candidates keep
+	 * this default, and an engine that balances refuses to start on them.
+	 * @return the live candidates and their weights
+	 * @throws UnsupportedOperationException if the store cannot list candidates
+	 */
+	default Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
+		throw new UnsupportedOperationException("The " + backend() + " store cannot list live candidates");
+	}
+
+	/**
+	 * Takes a candidate off the list of live candidates at once (it is shutting down), so
+	 * that the others spread its groups without waiting for its entry to run out.
+	 */
+	default void removeCandidate(String candidateId, Duration timeout) {
+	}
+
+	/**
 	 * Ends the lease at once, only if it still has this lease's holder and term;
 	 * otherwise does nothing. The caller must have stopped acting as leader before
 	 * calling this. A holder that was still waiting out an earlier holder

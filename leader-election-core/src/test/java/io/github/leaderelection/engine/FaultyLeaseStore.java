@@ -121,6 +121,12 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 	}
 
 	@Override
+	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
+		before();
+		return delegate().keepCandidateAlive(candidateId, weight, ttl, timeout);
+	}
+
+	@Override
 	public void release(Lease lease, Duration timeout) {
 		before();
 		delegate().release(lease, timeout);

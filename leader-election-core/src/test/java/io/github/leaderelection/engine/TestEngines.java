@@ -56,6 +56,18 @@ final class TestEngines implements AutoCloseable {
 		return engine;
 	}
 
+	/** Closes an engine of this test's with the test's other engines. */
+	void track(LeaderElectionEngine engine) {
+		this.engines.add(engine);
+	}
+
+	/** Closes the engine of a candidate now, as its process would on shutdown. */
+	void closeEngineOf(String candidateId) {
+		this.engines.stream()
+			.filter((engine) -> engine.candidateId().equals(candidateId))
+			.forEach(LeaderElectionEngine::close);
+	}
+
 	FaultyLeaseStore faulty(FaultyLeaseStore store) {
 		this.faultyStores.add(store);
 		return store;

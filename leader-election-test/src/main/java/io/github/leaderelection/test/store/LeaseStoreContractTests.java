@@ -211,7 +211,7 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	@Test
-	void renewsInOneCallOnlyLeasesThatNobodyForcedOrClearedOrTook() {
+	protected void renewsInOneCallOnlyLeasesThatNobodyForcedOrClearedOrTook() {
 		String kept = newGroup();
 		String forced = newGroup();
 		String cleared = newGroup();
@@ -266,6 +266,33 @@ public abstract class LeaseStoreContractTests {
 			}
 		}
 		assertThat(this.store.readAll(List.of(), TIMEOUT)).isEmpty();
+	}
+
+	/**
+	 * The list of live candidates that balancing reads: an entry lasts its time by the
+	 * store's clock, carries its weight, is refreshed by the next call and removed at
+	 * once on request. A store that cannot list candidates overrides this test.
+	 */
+	@Test
+	protected void listsLiveCandidatesWithTheirWeightsUntilTheirEntriesRunOut() {
+		String a = newGroup();
+		String b = newGroup();
+		String brief = newGroup();
+		assertThat(this.store.keepCandidateAlive(a, 1, LIVE, TIMEOUT)).containsEntry(a, 1);
+		LeaseStore other = createStore();
+		other.keepCandidateAlive(brief, 1, SHORT, TIMEOUT);
+		Map<String, Integer> live = other.keepCandidateAlive(b, 3, LIVE, TIMEOUT);
+		assertThat(live).containsEntry(a, 1).containsEntry(b, 3);
+		await().atMost(EXPIRY_WAIT)
+			.untilAsserted(() -> assertThat(this.store.keepCandidateAlive(a, 2, LIVE, TIMEOUT)).doesNotContainKey(brief)
+				.containsEntry(a, 2)
+				.containsEntry(b, 3));
+		other.removeCandidate(b, TIMEOUT);
+		assertThat(this.store.keepCandidateAlive(a, 2, LIVE, TIMEOUT)).doesNotContainKey(b).containsKey(a);
+		this.store.removeCandidate(a, TIMEOUT);
+		this.store.removeCandidate(newGroup(), TIMEOUT); // unknown: nothing happens
+		assertThat(other.keepCandidateAlive(b, 1, LIVE, TIMEOUT)).doesNotContainKey(a).containsEntry(b, 1);
+		other.removeCandidate(b, TIMEOUT);
 	}
 
 	@Test

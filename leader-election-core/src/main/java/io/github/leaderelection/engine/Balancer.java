@@ -1,0 +1,419 @@
+package io.github.leaderelection.engine;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import io.github.leaderelection.LeaderInfo;
+import io.github.leaderelection.spi.LeaseStore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Spreads the leadership of a node's groups over the live candidates, in proportion to
+ * their weights: each leads between the floor and the ceiling of its share.
+ *
+ * <p>
+ * Once per retry period the node keeps its entry on the store's list of live candidates
+ * ({@link LeaseStore#keepCandidateAlive}), which answers with every live candidate. From
+ * that list and the holders it already knows (it renews its own groups and reads the
+ * others every period), every node draws the same plan: pinned groups go to their
+ * preferred candidate, groups that are free go to the candidates furthest below their
+ * share, and then, one group at a time, a candidate above its share gives one to a
+ * candidate below it, as long as that brings both closer. Each node carries out only its
+ * own part: it hands over the groups the plan takes from it, by ending its leadership and
+ * releasing the lease ({@link RevocationReason#REBALANCED}). Nothing moves while every
+ * candidate is within its share, so a balanced spread stays as it is.
+ *
+ * <p>
+ * The candidate that is to take a released group gets it first because the others hold
+ * back: a candidate already at its share (or a group pinned to another live candidate)
+ * waits one retry period after it first saw the group free before it takes it. That wait,
+ * at most one retry period, is the only thing balancing adds to the time a group is
+ * without a leader; a candidate that crashed is failed over as without balancing.
+ *
+ * <p>
+ * Balancing assumes that the live candidates joined the same groups: it counts the groups
+ * this node joined.
+ */
+final class Balancer {
+
+	private static final Logger logger = LoggerFactory.getLogger(Balancer.class);
+
+	/** Rounds in a row a candidate may take none of what the plan gave it. */
+	private static final int STRIKES = 3;
+
+	/** The longest a candidate that takes nothing is left out, in retry periods. */
+	private static final int MAX_LEFT_OUT_PERIODS = 512;
+
+	private final LeaderElectionEngine engine;
+
+	private final LeaseStore store;
+
+	private final String self;
+
+	private final int weight;
+
+	private final Map<String, String> preferredLeaders;
+
+	private final Supplier<Collection<GroupElector>> electors;
+
+	private volatile @Nullable View view;
+
+	private boolean failing;
+
+	// Guarded by this: who took what the last plan gave them (see
+	// noteWhoTookWhatWasPlanned)
+
+	private Map<String, Integer> lastLoads = Map.of();
+
+	private Map<String, Integer> expected = Map.of();
+
+	private final Map<String, Integer> strikes = new HashMap<>();
+
+	private final Map<String, Integer> leftOutPeriods = new HashMap<>();
+
+	private final Map<String, Long> ignoredUntil = new HashMap<>();
+
+	Balancer(LeaderElectionEngine engine, int weight, Map<String, String> preferredLeaders,
+			Supplier<Collection<GroupElector>> electors) {
+		this.engine = engine;
+		this.store = engine.store();
+		this.self = engine.candidateId();
+		this.weight = weight;
+		this.preferredLeaders = Map.copyOf(preferredLeaders);
+		this.electors = electors;
+	}
+
+	/**
+	 * Checks, once at start, that the store can list candidates: balancing on a store
+	 * that cannot would silently do nothing.
+	 */
+	void checkStore() {
+		try {
+			this.store.keepCandidateAlive(this.self, this.weight, this.engine.timing().leaseDuration(),
+					this.engine.timing().storeCallTimeout());
+		}
+		catch (UnsupportedOperationException ex) {
+			throw new IllegalStateException("Balancing needs a store that lists live candidates, and the "
+					+ this.store.backend() + " store cannot: " + ex.getMessage(), ex);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not reach the {} store to announce candidate '{}' for balancing yet; retrying every {}",
+					this.store.backend(), this.self, this.engine.timing().retryPeriod(), ex);
+		}
+	}
+
+	/** One balancing round, on a store thread: announce, then act on the plan. */
+	void round() {
+		Map<String, Integer> live;
+		try {
+			live = this.store.keepCandidateAlive(this.self, this.weight, this.engine.timing().leaseDuration(),
+					this.engine.timing().storeCallTimeout());
+		}
+		catch (RuntimeException ex) {
+			if (!this.failing) {
+				logger.warn("Could not announce candidate '{}' to the {} store for balancing; not moving groups until "
+						+ "it answers: {}", this.self, this.store.backend(), ex.toString());
+			}
+			this.failing = true;
+			this.view = null;
+			return;
+		}
+		this.failing = false;
+		long now = this.engine.nanoTime();
+		View current;
+		synchronized (this) {
+			Map<String, Integer> considered = new TreeMap<>(live);
+			this.ignoredUntil.forEach((candidate, until) -> {
+				if (now - until < 0 && !candidate.equals(this.self)) {
+					considered.remove(candidate);
+				}
+			});
+			current = View.of(this.self, considered, this.electors.get(), this.preferredLeaders);
+			if (current != null) {
+				noteWhoTookWhatWasPlanned(current, now);
+			}
+		}
+		this.view = current;
+		if (current == null) {
+			return;
+		}
+		List<GroupElector> moves = current.ownMoves();
+		synchronized (this) {
+			this.expected = current.receipts;
+		}
+		if (moves.isEmpty()) {
+			return;
+		}
+		logger.info(
+				"Handing over {} group(s) to spread leadership: this candidate leads {} and its share is {}; "
+						+ "leaders by candidate {}",
+				moves.size(), current.loads.get(this.self), String.format("%.1f", current.shares.get(this.self)),
+				current.loads);
+		moves.forEach(GroupElector::handOver);
+	}
+
+	/**
+	 * Leaves out, for a while, a candidate that the last plan gave groups to and that did
+	 * not take any, three rounds in a row: it announces itself but cannot lead (its store
+	 * calls fail, or it stopped competing), and moving groups to it would only make them
+	 * come back, over and over. Each time it happens again it is left out twice as long,
+	 * from 4 retry periods up to 512; a candidate that takes a group is trusted again at
+	 * once.
+	 */
+	private void noteWhoTookWhatWasPlanned(View current, long now) {
+		long period = this.engine.timing().retryPeriod().toNanos();
+		for (Map.Entry<String, Integer> load : current.loads.entrySet()) {
+			String candidate = load.getKey();
+			Integer before = this.lastLoads.get(candidate);
+			if (before == null || candidate.equals(this.self)) {
+				continue;
+			}
+			if (load.getValue() > before) {
+				this.strikes.remove(candidate);
+				this.leftOutPeriods.remove(candidate);
+			}
+			else if (this.expected.getOrDefault(candidate, 0) > 0
+					&& this.strikes.merge(candidate, 1, Integer::sum) >= STRIKES) {
+				this.strikes.remove(candidate);
+				int periods = Math.min(2 * this.leftOutPeriods.getOrDefault(candidate, 2), MAX_LEFT_OUT_PERIODS);
+				this.leftOutPeriods.put(candidate, periods);
+				this.ignoredUntil.put(candidate, now + periods * period);
+				logger.warn("Candidate '{}' took none of the groups balancing gave it in {} rounds; leaving it out of "
+						+ "balancing for {} retry periods", candidate, STRIKES, periods);
+			}
+		}
+		this.lastLoads = current.loads;
+	}
+
+	/** Leaves the list of live candidates, on shutdown. */
+	void leave() {
+		try {
+			this.store.removeCandidate(this.self, this.engine.timing().storeCallTimeout());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not remove candidate '{}' from the {} store; its entry runs out on its own", this.self,
+					this.store.backend(), ex);
+		}
+	}
+
+	/**
+	 * Whether this node should leave a free group to another candidate for now: the group
+	 * is pinned to another live candidate, or this node leads at least the floor of its
+	 * share while another live candidate leads less than the ceiling of its own. The
+	 * floor, not the ceiling: the view may be a retry period old, and a candidate that
+	 * joined since has no share in it yet.
+	 */
+	boolean holdsBack(String group) {
+		View current = this.view;
+		if (current == null) {
+			return false;
+		}
+		String preferred = this.preferredLeaders.get(group);
+		if (preferred != null && !preferred.equals(this.self) && current.live.containsKey(preferred)) {
+			return true;
+		}
+		return current.selfAtShare() && current.othersBelowShare();
+	}
+
+	/** This node took a group: counted until the next round recounts. */
+	void acquired(String group) {
+		View current = this.view;
+		if (current != null) {
+			current.selfTaken.incrementAndGet();
+		}
+	}
+
+	/**
+	 * How many groups each live candidate leads, as this node last saw it; empty when not
+	 * balancing or before the first round.
+	 */
+	Map<String, Integer> leadersByCandidate() {
+		View current = this.view;
+		return (current != null) ? new TreeMap<>(current.loads) : Map.of();
+	}
+
+	/** What a round saw, and its plan. */
+	private static final class View {
+
+		final String self;
+
+		final Map<String, Integer> live;
+
+		final Map<String, Integer> loads;
+
+		final Map<String, Double> shares;
+
+		final List<GroupElector> ledHere;
+
+		final Map<String, String> preferredLeaders;
+
+		final AtomicInteger selfTaken = new AtomicInteger();
+
+		/** What the plan gives each candidate, free groups included; set by ownMoves. */
+		Map<String, Integer> receipts = Map.of();
+
+		private View(String self, Map<String, Integer> live, Map<String, Integer> loads, Map<String, Double> shares,
+				List<GroupElector> ledHere, Map<String, String> preferredLeaders) {
+			this.self = self;
+			this.live = live;
+			this.loads = loads;
+			this.shares = shares;
+			this.ledHere = ledHere;
+			this.preferredLeaders = preferredLeaders;
+		}
+
+		/**
+		 * Counts who leads what; null while some group's holder is not known yet (it has
+		 * not reached the store since it started) or this node is not on the list.
+		 */
+		static @Nullable View of(String self, Map<String, Integer> live, Collection<GroupElector> electors,
+				Map<String, String> preferredLeaders) {
+			if (!live.containsKey(self)) {
+				return null;
+			}
+			Map<String, Integer> loads = new TreeMap<>();
+			live.keySet().forEach((candidate) -> loads.put(candidate, 0));
+			List<GroupElector> ledHere = new ArrayList<>();
+			int groups = 0;
+			for (GroupElector elector : electors) {
+				if (!elector.isCompeting()) {
+					continue;
+				}
+				if (!elector.hasReachedStore()) {
+					return null;
+				}
+				groups++;
+				String holder = elector.isLeader() ? self
+						: elector.currentLeader().map(LeaderInfo::candidateId).orElse(null);
+				if (holder != null && loads.containsKey(holder)) {
+					loads.merge(holder, 1, Integer::sum);
+				}
+				if (self.equals(holder)) {
+					ledHere.add(elector);
+				}
+			}
+			int totalWeight = live.values().stream().mapToInt(Integer::intValue).sum();
+			Map<String, Double> shares = new HashMap<>();
+			for (Map.Entry<String, Integer> candidate : live.entrySet()) {
+				shares.put(candidate.getKey(), (double) groups * candidate.getValue() / totalWeight);
+			}
+			return new View(self, live, loads, shares, ledHere, preferredLeaders);
+		}
+
+		boolean selfAtShare() {
+			return this.loads.get(this.self) + this.selfTaken.get() >= Math.floor(this.shares.get(this.self));
+		}
+
+		boolean othersBelowShare() {
+			for (Map.Entry<String, Integer> load : this.loads.entrySet()) {
+				if (!load.getKey().equals(this.self) && load.getValue() < Math.ceil(this.shares.get(load.getKey()))) {
+					return true;
+				}
+			}
+			return false;
+		}
+
+		/** Draws the plan every node draws, and returns this node's part of it. */
+		List<GroupElector> ownMoves() {
+			Map<String, Integer> planned = new TreeMap<>(this.loads);
+			List<GroupElector> toHandOver = new ArrayList<>();
+			List<GroupElector> movable = new ArrayList<>();
+			for (GroupElector elector : this.ledHere) {
+				String preferred = this.preferredLeaders.get(elector.group());
+				if (preferred != null && !preferred.equals(this.self) && this.live.containsKey(preferred)) {
+					toHandOver.add(elector);
+					planned.merge(this.self, -1, Integer::sum);
+					planned.merge(preferred, 1, Integer::sum);
+				}
+				else if (!this.self.equals(preferred)) {
+					movable.add(elector);
+				}
+			}
+			int free = Math.max(0,
+					(int) Math.round(this.shares.values().stream().mapToDouble(Double::doubleValue).sum())
+							- this.loads.values().stream().mapToInt(Integer::intValue).sum());
+			Map<String, Integer> given = new TreeMap<>();
+			for (int i = 0; i < free; i++) {
+				String taker = furthestBelow(planned, Set.of());
+				planned.merge(taker, 1, Integer::sum);
+				given.merge(taker, 1, Integer::sum);
+			}
+			// A candidate that leads nothing yet gets one group per round until it has
+			// shown that it takes what it is given: one that cannot lead then costs one
+			// move per round, not its whole share.
+			Set<String> probed = new HashSet<>();
+			int ownMoves = 0;
+			while (true) {
+				String giver = furthestAbove(planned);
+				String taker = furthestBelow(planned, probed);
+				if (taker == null || !improves(planned, giver, taker)) {
+					break;
+				}
+				planned.merge(giver, -1, Integer::sum);
+				planned.merge(taker, 1, Integer::sum);
+				given.merge(taker, 1, Integer::sum);
+				if (this.loads.get(taker) == 0) {
+					probed.add(taker);
+				}
+				if (giver.equals(this.self)) {
+					ownMoves++;
+				}
+			}
+			this.receipts = given;
+			// The groups acquired last move first; any choice would do, a stable one
+			// keeps the nodes' plans alike.
+			movable.sort(Comparator.comparing(GroupElector::group).reversed());
+			toHandOver.addAll(movable.subList(0, Math.min(ownMoves, movable.size())));
+			return toHandOver;
+		}
+
+		/**
+		 * A move from giver to taker brings both closer to their shares: the giver stays
+		 * at or above the floor of its share and the taker at or below the ceiling of its
+		 * own, and one of them was outside its share.
+		 */
+		private boolean improves(Map<String, Integer> planned, String giver, String taker) {
+			if (giver.equals(taker)) {
+				return false;
+			}
+			int give = planned.get(giver);
+			int take = planned.get(taker);
+			double giverShare = this.shares.get(giver);
+			double takerShare = this.shares.get(taker);
+			return give - 1 >= Math.floor(giverShare) && take + 1 <= Math.ceil(takerShare)
+					&& (give > Math.ceil(giverShare) || take < Math.floor(takerShare));
+		}
+
+		private String furthestAbove(Map<String, Integer> planned) {
+			return planned.keySet()
+				.stream()
+				.max(Comparator
+					.comparingDouble((String candidate) -> planned.get(candidate) - this.shares.get(candidate))
+					.thenComparing(Comparator.reverseOrder()))
+				.orElseThrow();
+		}
+
+		private @Nullable String furthestBelow(Map<String, Integer> planned, Set<String> excluded) {
+			return planned.keySet()
+				.stream()
+				.filter((candidate) -> !excluded.contains(candidate))
+				.min(Comparator
+					.comparingDouble((String candidate) -> planned.get(candidate) - this.shares.get(candidate))
+					.thenComparing(Comparator.naturalOrder()))
+				.orElse(null);
+		}
+
+	}
+
+}

@@ -1,5 +1,7 @@
 package io.github.leaderelection.zookeeper;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -11,10 +13,16 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.api.transaction.OperationType;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ZKConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,6 +114,67 @@ final class CuratorCalls {
 				Code.OK, Code.BADVERSION, Code.NONODE);
 	}
 
+	/**
+	 * Reads with read-only multi-operations (ZooKeeper 3.6 and later, which Curator's
+	 * transactions do not offer), at most {@code perRequest} operations in each. All the
+	 * requests are sent before any answer is awaited, so that the caller waits one round
+	 * trip however many there are. Unlike a transaction, each read stands alone: a node
+	 * that is gone does not keep the others from being read.
+	 * @return one result per operation, in order: the node's data or children, or an
+	 * {@link OpResult.ErrorResult} with NONODE
+	 */
+	List<OpResult> read(List<Op> operations, int perRequest, long deadline) throws Exception {
+		ZooKeeper zookeeper = this.client.getZookeeperClient().getZooKeeper();
+		List<CompletableFuture<List<OpResult>>> answers = new ArrayList<>();
+		for (int from = 0; from < operations.size(); from += perRequest) {
+			CompletableFuture<List<OpResult>> answer = new CompletableFuture<>();
+			// Results come only when the request was answered; a failed read among them
+			// sets the code.
+			zookeeper.multi(operations.subList(from, Math.min(operations.size(), from + perRequest)),
+					(rc, path, context, results) -> {
+						if (results != null) {
+							answer.complete(results);
+						}
+						else {
+							answer.completeExceptionally(KeeperException.create(Code.get(rc)));
+						}
+					}, null);
+			answers.add(answer);
+		}
+		List<OpResult> results = new ArrayList<>(operations.size());
+		for (CompletableFuture<List<OpResult>> answer : answers) {
+			for (OpResult result : await(answer, deadline)) {
+				if (result instanceof OpResult.ErrorResult error && error.getErr() != Code.NONODE.intValue()) {
+					throw KeeperException.create(Code.get(error.getErr()));
+				}
+				results.add(result);
+			}
+		}
+		return results;
+	}
+
+	/** Reads a node's data and stat, in {@link #read}. */
+	Op readData(String path) {
+		return Op.getData(ZKPaths.fixForNamespace(this.client.getNamespace(), path));
+	}
+
+	/** Reads a node's children, in {@link #read}. */
+	Op readChildren(String path) {
+		return Op.getChildren(ZKPaths.fixForNamespace(this.client.getNamespace(), path));
+	}
+
+	/**
+	 * How many bytes one request or answer of a batch may take: half the largest packet
+	 * the client accepts ({@code jute.maxbuffer}, 1 MB by default, the server's default
+	 * too). A larger packet is not refused: the client (or the server) drops the
+	 * connection, which suspends every lease of this node. The other half is room for
+	 * estimates that fall short.
+	 */
+	int batchBytes() throws Exception {
+		ZKClientConfig config = this.client.getZookeeperClient().getZooKeeper().getClientConfig();
+		return config.getInt(ZKConfig.JUTE_MAXBUFFER, ZKClientConfig.CLIENT_MAX_PACKET_LENGTH_DEFAULT) / 2;
+	}
+
 	/** Requires the node to exist (any version). */
 	CuratorOp check(String path) throws Exception {
 		return this.client.transactionOp().check().forPath(path);
@@ -149,7 +218,7 @@ final class CuratorCalls {
 		return expect(await(result, deadline), accepted);
 	}
 
-	private static CuratorEvent await(CompletableFuture<CuratorEvent> result, long deadline) throws Exception {
+	private static <T> T await(CompletableFuture<T> result, long deadline) throws Exception {
 		try {
 			return result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}

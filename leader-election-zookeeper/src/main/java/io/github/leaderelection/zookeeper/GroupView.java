@@ -1,9 +1,11 @@
 package io.github.leaderelection.zookeeper;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 
 import io.github.leaderelection.spi.Lease;
+import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,6 +17,18 @@ import org.jspecify.annotations.Nullable;
  * @param queue the names of the candidates' nodes, lowest sequence first
  */
 record GroupView(Grant grant, int version, long createdMillis, List<String> queue) {
+
+	/**
+	 * The view of a group node read with its stat, and of its children, of which the
+	 * queue nodes are kept in sequence order.
+	 */
+	static GroupView of(byte @Nullable [] data, Stat stat, List<String> children) {
+		List<String> queue = children.stream()
+			.filter(GroupPaths::isQueueNode)
+			.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
+			.toList();
+		return new GroupView(Grant.parse(data), stat.getVersion(), stat.getCtime(), queue);
+	}
 
 	boolean isQueued(@Nullable String node) {
 		return node != null && this.queue.contains(node);

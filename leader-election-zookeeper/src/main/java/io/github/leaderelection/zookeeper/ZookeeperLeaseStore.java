@@ -3,7 +3,10 @@ package io.github.leaderelection.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -70,6 +73,12 @@ import org.slf4j.LoggerFactory;
  * that gave up) queues again at the end. A candidate that never joined is queued by
  * {@link #tryAcquire} and leaves the queue when it releases. {@link #read} reports the
  * lease as it is.
+ *
+ * <p>
+ * {@link #renewAll} renews a node's leases with one multi-operation (see
+ * {@link Renewals}), and {@link #readAll} reads its groups with one read-only
+ * multi-operation, as long as the request and its answer fit in half a packet
+ * ({@code jute.maxbuffer}); beyond that they take more requests, all sent at once.
  */
 public class ZookeeperLeaseStore implements LeaseStore {
 
@@ -96,6 +105,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	private final GroupPaths paths;
 
 	private final boolean keepLeadingWhileSuspended;
+
+	private final Renewals renewals;
+
+	private final GroupReads reads;
 
 	/** This store's candidates, by group and candidate id. */
 	private final Map<String, Map<String, QueueMember>> members = new ConcurrentHashMap<>();
@@ -140,6 +153,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		this.basePath = requireValidBasePath(basePath);
 		this.paths = new GroupPaths(this.basePath);
 		this.keepLeadingWhileSuspended = keepLeadingWhileSuspended;
+		this.renewals = new Renewals(this.zookeeper, this.paths);
+		this.reads = new GroupReads(this.zookeeper, this.paths);
 		client.getConnectionStateListenable().addListener(this.connectionListener);
 	}
 
@@ -157,19 +172,40 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
-		return execute("read the lease of", group, timeout, (deadline) -> {
-			GroupView view = view(group, deadline);
-			if (requeueLostPlaces(group, view, deadline)) {
-				view = view(group, deadline);
+		return execute("read the lease of", group, timeout,
+				(deadline) -> lease(group, view(group, deadline), deadline));
+	}
+
+	/**
+	 * Reads the groups as {@link #read} does, with one read-only multi-operation for all
+	 * of them where it fits in half a packet: a group's data, then its queue. Taking a
+	 * lost place again, or watching another node, costs a request more for that group
+	 * alone.
+	 */
+	@Override
+	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
+		return run("read " + groups.size() + " groups", timeout, (deadline) -> {
+			Map<String, Lease> leases = new LinkedHashMap<>();
+			for (Map.Entry<String, @Nullable GroupView> read : this.reads.read(new LinkedHashSet<>(groups), deadline)
+				.entrySet()) {
+				GroupView view = (read.getValue() != null) ? granted(read.getKey(), read.getValue()) : null;
+				lease(read.getKey(), view, deadline).ifPresent((lease) -> leases.put(read.getKey(), lease));
 			}
-			if (view == null) {
-				return Optional.empty();
-			}
-			for (QueueMember member : groupMembers(group)) {
-				armWatch(member, view);
-			}
-			return (view.grant().term() == 0) ? Optional.empty() : Optional.of(view.toLease(group));
+			return leases;
 		});
+	}
+
+	private Optional<Lease> lease(String group, @Nullable GroupView view, long deadline) throws Exception {
+		if (requeueLostPlaces(group, view, deadline)) {
+			view = view(group, deadline);
+		}
+		if (view == null) {
+			return Optional.empty();
+		}
+		for (QueueMember member : groupMembers(group)) {
+			armWatch(member, view);
+		}
+		return (view.grant().term() == 0) ? Optional.empty() : Optional.of(view.toLease(group));
 	}
 
 	/**
@@ -268,52 +304,50 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		if (member == null) {
 			return false;
 		}
-		return execute("renew the lease of", lease.group(), timeout, (deadline) -> {
-			ConnectionState state = this.connection;
-			if (this.keepLeadingWhileSuspended && !isConnected() && state != ConnectionState.LOST) {
-				throw new LeaderElectionException("Not connected to ZooKeeper (" + state + "); keeping the lease until "
-						+ "the renew deadline, as keepLeadingWhileSuspended asks");
+		return execute("renew the lease of", lease.group(), timeout,
+				(deadline) -> !renewHeld(List.of(lease), leaseDuration, deadline).isEmpty());
+	}
+
+	/**
+	 * Renews the leases as {@link #renew} renews one, with one multi-operation for all of
+	 * them where it fits in half a packet (see {@link Renewals}).
+	 */
+	@Override
+	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		return run("renew " + leases.size() + " leases", timeout,
+				(deadline) -> renewHeld(leases, leaseDuration, deadline));
+	}
+
+	private Set<String> renewHeld(Collection<Lease> leases, Duration leaseDuration, long deadline) throws Exception {
+		Map<QueueMember, Lease> held = new HashMap<>();
+		for (Lease lease : leases) {
+			QueueMember member = member(lease);
+			if (member != null && mayRenew(member)) {
+				held.putIfAbsent(member, lease);
 			}
-			// Even if the connection is back by now: the safe default stops on every
-			// suspension, as
-			// Curator's LeaderLatch does, and the candidate acquires again with a new
-			// term.
-			if (!isConnected() || (!this.keepLeadingWhileSuspended && this.suspensions.get() != member.suspensions)) {
-				member.term = 0;
-				return false;
-			}
-			synchronized (member) {
-				String node = member.node;
-				long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
-				if (member.term != lease.term() || node == null || member.session != session) {
-					return false;
-				}
-				String groupPath = this.paths.group(member.group);
-				long millis = leaseDuration.toMillis();
-				long quietMillis = member.isActive() ? 0 : member.quietMillis;
-				boolean changed = millis != member.leaseMillis || quietMillis != member.quietMillis;
-				// Checks only, unless something changed: still a write, committed by the
-				// ZooKeeper
-				// leader, so that no lagging server can confirm a lease it does not know
-				// was lost.
-				CuratorOp granted = changed
-						? this.zookeeper.setData(groupPath, member.version,
-								new Grant(member.term, member.candidateId, node, millis, quietMillis).bytes())
-						: this.zookeeper.check(groupPath, member.version);
-				CuratorEvent result = this.zookeeper.transaction(deadline,
-						this.zookeeper.check(this.paths.node(member.group, node)), granted);
-				if (CuratorCalls.isConflict(result)) {
-					member.term = 0;
-					return false;
-				}
-				if (changed) {
-					member.version = CuratorCalls.newVersion(result);
-					member.leaseMillis = millis;
-					member.quietMillis = quietMillis;
-				}
-				return true;
-			}
-		});
+		}
+		Set<String> renewed = this.renewals.renew(held, leaseDuration.toMillis(), deadline);
+		Set<String> inOrder = new LinkedHashSet<>();
+		leases.stream().map(Lease::group).filter(renewed::contains).forEach(inOrder::add);
+		return inOrder;
+	}
+
+	/**
+	 * The checks of a renewal that need no lock. Even if the connection is back by now:
+	 * the safe default stops on every suspension, as Curator's LeaderLatch does, and the
+	 * candidate acquires again with a new term.
+	 */
+	private boolean mayRenew(QueueMember member) {
+		ConnectionState state = this.connection;
+		if (this.keepLeadingWhileSuspended && !isConnected() && state != ConnectionState.LOST) {
+			throw new LeaderElectionException("Not connected to ZooKeeper (" + state + "); keeping the lease until "
+					+ "the renew deadline, as keepLeadingWhileSuspended asks");
+		}
+		if (!isConnected() || (!this.keepLeadingWhileSuspended && this.suspensions.get() != member.suspensions)) {
+			member.term = 0;
+			return false;
+		}
+		return true;
 	}
 
 	/**
@@ -689,16 +723,19 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		if (!CuratorCalls.isOk(children)) {
 			return null;
 		}
-		List<String> queue = children.getChildren()
-			.stream()
-			.filter(GroupPaths::isQueueNode)
-			.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
-			.toList();
-		Grant grant = Grant.parse(data.getData());
-		if (grant.term() > 0) {
+		this.reads.seen(data.getData(), children.getChildren());
+		return granted(group, GroupView.of(data.getData(), data.getStat(), children.getChildren()));
+	}
+
+	/**
+	 * Notes a group seen granted: finding it never granted later means that ZooKeeper
+	 * lost its data.
+	 */
+	private GroupView granted(String group, GroupView view) {
+		if (view.grant().term() > 0) {
 			this.grantedGroups.add(group);
 		}
-		return new GroupView(grant, data.getStat().getVersion(), data.getStat().getCtime(), queue);
+		return view;
 	}
 
 	private List<@Nullable String> candidateIds(String group, List<String> queue, long deadline) throws Exception {
@@ -712,6 +749,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 
 	private <T> T execute(String operation, String group, Duration timeout, Work<T> work) {
 		Objects.requireNonNull(group, "group");
+		return run(operation + " group '" + group + "'", timeout, work);
+	}
+
+	private <T> T run(String action, Duration timeout, Work<T> work) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		try {
 			return work.run(deadline);
@@ -721,12 +762,11 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new LeaderElectionException("Interrupted while trying to " + operation + " group '" + group + "'",
-					ex);
+			throw new LeaderElectionException("Interrupted while trying to " + action, ex);
 		}
 		catch (Exception ex) {
-			throw new LeaderElectionException("Could not " + operation + " group '" + group + "' in ZooKeeper under "
-					+ this.basePath + ": " + ex.getMessage(), ex);
+			throw new LeaderElectionException(
+					"Could not " + action + " in ZooKeeper under " + this.basePath + ": " + ex.getMessage(), ex);
 		}
 	}
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.leaderelection.testing.ZookeeperTesting;
@@ -14,13 +15,19 @@ import io.github.leaderelection.testing.TcpProxy;
 
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.test.store.LeaseStoreContractTests;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.listen.ListenerManager;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.utils.CloseableUtils;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,6 +58,8 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 
 	private final List<TcpProxy> proxies = new CopyOnWriteArrayList<>();
 
+	private final List<RequestCountingProxy> countingProxies = new CopyOnWriteArrayList<>();
+
 	@BeforeAll
 	static void startServer() throws Exception {
 		ZookeeperTesting.quietLogs();
@@ -68,6 +77,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	void closeClients() {
 		this.clients.forEach(CloseableUtils::closeQuietly);
 		this.proxies.forEach(TcpProxy::close);
+		this.countingProxies.forEach(RequestCountingProxy::close);
 	}
 
 	@Override
@@ -203,7 +213,242 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(store.renew(lease, RENEWED, TIMEOUT)).isTrue();
 	}
 
+	/**
+	 * The kit's test with a forced candidate that takes part, and a lease taken back
+	 * under the same candidate id through another store once released through it:
+	 * ZooKeeper tells candidates apart by their queue node, so no other store takes a
+	 * live lease under the same id. Each of the three loses the holder's node, which the
+	 * holder's store does not know: only the multi-operation finds it out.
+	 */
+	@Test
+	@Override
+	protected void renewsInOneCallOnlyLeasesThatNobodyForcedOrClearedOrTook() {
+		String kept = newGroup();
+		String forced = newGroup();
+		String cleared = newGroup();
+		String takenBack = newGroup();
+		LeaseStore store = createStore();
+		Lease keptLease = store.tryAcquire(kept, "a", SHORT, TIMEOUT).orElseThrow();
+		Lease forcedLease = store.tryAcquire(forced, "a", LIVE, TIMEOUT).orElseThrow();
+		Lease clearedLease = store.tryAcquire(cleared, "a", LIVE, TIMEOUT).orElseThrow();
+		Lease oldLease = store.tryAcquire(takenBack, "a", LIVE, TIMEOUT).orElseThrow();
+		LeaseStore other = createStore();
+		other.join(forced, "b", TIMEOUT);
+		other.forceLeader(forced, "b", TIMEOUT);
+		other.clear(cleared, TIMEOUT);
+		other.release(oldLease, TIMEOUT);
+		Lease newLease = other.tryAcquire(takenBack, "a", LIVE, TIMEOUT).orElseThrow();
+		assertThat(newLease.term()).isGreaterThan(oldLease.term());
+		assertThat(store.renewAll(List.of(forcedLease, clearedLease, oldLease, keptLease,
+				new Lease(newGroup(), "a", 1, LIVE, Duration.ZERO)), RENEWED, TIMEOUT))
+			.containsExactly(kept);
+		assertThat(read(store, kept).expiresIn()).isGreaterThan(SHORT);
+		assertThat(read(store, forced).holder()).isEqualTo("b");
+		assertThat(read(store, cleared).holder()).isNull();
+		assertThat(read(store, takenBack).term()).isEqualTo(newLease.term());
+	}
+
 	// ZooKeeper only
+
+	/**
+	 * One multi-operation renews 300 leases, and one read-only multi-operation reads
+	 * their groups, counted as packets from the node to the server; a few leases lost
+	 * behind the store's back cost two requests more (the failed one and a read), however
+	 * many. The client has a namespace, which the read-only multi-operations (ZooKeeper's
+	 * own API, not Curator's) must add.
+	 */
+	@Test
+	void renewsAndReadsThreeHundredGroupsWithOneRequestEach() throws Exception {
+		RequestCountingProxy proxy = countingProxy();
+		CuratorFramework client = client(proxy.connectString()).usingNamespace("counted");
+		ZookeeperLeaseStore store = store(client);
+		List<String> groups = new ArrayList<>();
+		List<Lease> leases = new ArrayList<>();
+		for (int i = 0; i < 300; i++) {
+			String group = newGroup();
+			groups.add(group);
+			leases.add(store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow());
+		}
+		// A new lease duration: every grant is written again.
+		long before = settled(proxy);
+		assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyElementsOf(groups);
+		assertThat(settled(proxy) - before).as("requests to renew 300 leases, writing").isEqualTo(1);
+		before = settled(proxy);
+		List<Lease> withoutHolder = new ArrayList<>(leases);
+		withoutHolder.add(new Lease(groups.get(0), null, leases.get(0).term(), LIVE, Duration.ZERO));
+		assertThat(store.renewAll(withoutHolder, RENEWED, TIMEOUT)).containsExactlyElementsOf(groups);
+		assertThat(settled(proxy) - before).as("requests to renew 300 leases, checking").isEqualTo(1);
+		before = settled(proxy);
+		Map<String, Lease> read = store.readAll(groups, TIMEOUT);
+		assertThat(settled(proxy) - before).as("requests to read 300 groups").isEqualTo(1);
+		for (Lease lease : leases) {
+			assertThat(read.get(lease.group()))
+				.isEqualTo(new Lease(lease.group(), "a", lease.term(), RENEWED, Duration.ZERO));
+		}
+		RequestCountingProxy newcomerProxy = countingProxy();
+		ZookeeperLeaseStore newcomer = store(client(newcomerProxy.connectString()).usingNamespace("counted"));
+		before = settled(newcomerProxy);
+		assertThat(newcomer.readAll(groups, TIMEOUT)).isEqualTo(read);
+		assertThat(settled(newcomerProxy) - before).as("requests to read 300 groups, first time").isEqualTo(1);
+		// Behind the store's back: a group written, a holder's node deleted, a group
+		// cleared.
+		CuratorFramework admin = client(server.getConnectString()).usingNamespace("counted");
+		String written = BASE_PATH + "/" + GroupPaths.encode(groups.get(10));
+		admin.setData().forPath(written, admin.getData().forPath(written));
+		String deleted = BASE_PATH + "/" + GroupPaths.encode(groups.get(200));
+		admin.delete().forPath(deleted + "/" + admin.getChildren().forPath(deleted).get(0));
+		newcomer.clear(groups.get(150), TIMEOUT);
+		List<String> kept = new ArrayList<>(groups);
+		kept.removeAll(List.of(groups.get(10), groups.get(150), groups.get(200)));
+		Duration longer = RENEWED.plusSeconds(1);
+		before = settled(proxy);
+		assertThat(store.renewAll(leases, longer, TIMEOUT)).containsExactlyElementsOf(kept);
+		assertThat(settled(proxy) - before).as("requests to renew 297 of 300 leases").isEqualTo(3);
+		Map<String, Lease> after = newcomer.readAll(groups, TIMEOUT);
+		for (String group : kept) {
+			assertThat(after.get(group).expiresIn()).isEqualTo(longer);
+		}
+		assertThat(after.get(groups.get(10)).expiresIn()).isEqualTo(RENEWED);
+		assertThat(after.get(groups.get(150)).holder()).isNull();
+		assertThat(after.get(groups.get(200)).hasLiveHolder()).isFalse();
+		// The store knows them lost now: they are not even sent.
+		before = settled(proxy);
+		assertThat(store.renewAll(leases, longer, TIMEOUT)).containsExactlyElementsOf(kept);
+		assertThat(settled(proxy) - before).as("requests to renew 297 leases").isEqualTo(1);
+		assertThat(store.renew(leases.get(10), longer, TIMEOUT)).isFalse();
+	}
+
+	@Test
+	void readsSeveralGroupsAsReadReadsEach() throws Exception {
+		String held = newGroup();
+		String released = newGroup();
+		String lostPlace = newGroup();
+		String unknown = newGroup();
+		CuratorFramework admin = client(server.getConnectString());
+		ZookeeperLeaseStore a = store(client(server.getConnectString()));
+		ZookeeperLeaseStore b = store(client(server.getConnectString()));
+		a.tryAcquire(held, "a", LIVE, TIMEOUT).orElseThrow();
+		a.release(a.tryAcquire(released, "a", LIVE, TIMEOUT).orElseThrow(), TIMEOUT);
+		a.tryAcquire(lostPlace, "a", LIVE, TIMEOUT).orElseThrow();
+		b.join(lostPlace, "b", TIMEOUT);
+		// As when b's session ends: its node goes, and b still competes.
+		String lostPath = BASE_PATH + "/" + GroupPaths.encode(lostPlace);
+		for (String node : admin.getChildren().forPath(lostPath)) {
+			if ("b".equals(new String(admin.getData().forPath(lostPath + "/" + node), StandardCharsets.UTF_8))) {
+				admin.delete().forPath(lostPath + "/" + node);
+			}
+		}
+		assertThat(a.participants(lostPlace)).containsExactly("a");
+		Map<String, Lease> leases = b.readAll(List.of(held, released, lostPlace, unknown, held), TIMEOUT);
+		assertThat(leases).containsOnlyKeys(held, released, lostPlace);
+		assertThat(leases.get(held)).isEqualTo(read(b, held));
+		assertThat(leases.get(held).hasLiveHolder()).isTrue();
+		assertThat(leases.get(released)).isEqualTo(read(b, released));
+		assertThat(leases.get(released).holder()).isNull();
+		assertThat(leases.get(lostPlace).holder()).isEqualTo("a");
+		// Reading took b's place again, as a read does.
+		assertThat(a.participants(lostPlace)).containsExactly("a", "b");
+	}
+
+	/**
+	 * An answer larger than the client accepts ({@code jute.maxbuffer}) drops the
+	 * connection; the store then splits its batch reads finer, so that the next one
+	 * succeeds instead of dropping it again, and keeps sizing them by what it read.
+	 */
+	@Test
+	void splitsBatchReadsFinerAfterAnAnswerTooLargeForTheClient() throws Exception {
+		ZKClientConfig config = new ZKClientConfig();
+		config.setProperty(ZKClientConfig.JUTE_MAXBUFFER, String.valueOf(16 * 1024));
+		CuratorFramework small = CuratorFrameworkFactory.builder()
+			.connectString(server.getConnectString())
+			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
+			.retryPolicy(new ExponentialBackoffRetry(50, 5, 500))
+			.zkClientConfig(config)
+			.build();
+		this.clients.add(small);
+		small.start();
+		assertThat(small.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue();
+		assertThat(small.getZookeeperClient().getZooKeeper().getClientConfig().getInt(ZKClientConfig.JUTE_MAXBUFFER, 0))
+			.isEqualTo(16 * 1024);
+		// Eight groups led by h, with 39 candidates more: about 2.6 kB each, twice what
+		// the store expects before it has read any, and 21 kB in all.
+		CuratorFramework admin = client(server.getConnectString());
+		ZookeeperLeaseStore holder = store(client(server.getConnectString()));
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			String group = newGroup();
+			groups.add(group);
+			holder.tryAcquire(group, "h", LIVE, TIMEOUT).orElseThrow();
+			for (int candidate = 1; candidate < 40; candidate++) {
+				admin.create()
+					.withProtection()
+					.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+					.forPath(BASE_PATH + "/" + GroupPaths.encode(group) + "/lease-", ("c" + candidate).getBytes());
+			}
+		}
+		ZookeeperLeaseStore store = store(small);
+		assertThatThrownBy(() -> store.readAll(groups, TIMEOUT)).isInstanceOf(LeaderElectionException.class)
+			.hasCauseInstanceOf(KeeperException.ConnectionLossException.class);
+		await().atMost(Duration.ofSeconds(20))
+			.ignoreExceptions()
+			.until(() -> store.readAll(groups, TIMEOUT).size() == 8 && small.getZookeeperClient().isConnected());
+		for (int i = 0; i < 3; i++) {
+			Map<String, Lease> leases = store.readAll(groups, TIMEOUT);
+			assertThat(leases).containsOnlyKeys(groups);
+			assertThat(leases.values()).allSatisfy((lease) -> {
+				assertThat(lease.holder()).isEqualTo("h");
+				assertThat(lease.hasLiveHolder()).isTrue();
+			});
+		}
+		assertThat(store.participants(groups.get(0))).hasSize(40).startsWith("h");
+	}
+
+	/**
+	 * A renewal that writes (a new lease duration) changes the version that the other
+	 * checks: a batch and a single renewal of the same lease at once must take turns, or
+	 * one of them would find the version changed and give up a lease that is still held.
+	 */
+	@Test
+	void renewsOneLeaseAloneAndInBatchesAtOnce() throws Exception {
+		ZookeeperLeaseStore store = store(client(server.getConnectString()));
+		String group = newGroup();
+		Lease lease = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		List<Lease> others = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			others.add(store.tryAcquire(newGroup(), "a", LIVE, TIMEOUT).orElseThrow());
+		}
+		List<Lease> batch = new ArrayList<>(others);
+		batch.add(lease);
+		AtomicInteger refused = new AtomicInteger();
+		Thread alone = new Thread(() -> {
+			for (int i = 0; i < 200; i++) {
+				if (!store.renew(lease, (i % 2 == 0) ? LIVE : RENEWED, TIMEOUT)) {
+					refused.incrementAndGet();
+				}
+			}
+		});
+		alone.start();
+		for (int i = 0; i < 200; i++) {
+			if (store.renewAll(batch, (i % 2 == 0) ? RENEWED : LIVE, TIMEOUT).size() != batch.size()) {
+				refused.incrementAndGet();
+			}
+		}
+		alone.join();
+		assertThat(refused).hasValue(0);
+		assertThat(store.renew(lease, LIVE, TIMEOUT)).isTrue();
+	}
+
+	@Test
+	void renewsAndReadsNothingWithoutARequest() throws Exception {
+		RequestCountingProxy proxy = countingProxy();
+		ZookeeperLeaseStore store = store(client(proxy.connectString()));
+		long before = settled(proxy);
+		assertThat(store.renewAll(List.of(), LIVE, TIMEOUT)).isEmpty();
+		assertThat(store.renewAll(List.of(new Lease(newGroup(), "a", 1, LIVE, Duration.ZERO)), LIVE, TIMEOUT))
+			.isEmpty();
+		assertThat(store.readAll(List.of(), TIMEOUT)).isEmpty();
+		assertThat(settled(proxy) - before).isZero();
+	}
 
 	@Test
 	void closeStopsListeningToTheApplicationsClientAndLeavesItOpen() {
@@ -424,6 +669,28 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/**
+	 * The packets sent once the client has sent nothing for a while: a watch that a call
+	 * set in the background may leave after the call returned.
+	 */
+	private static long settled(RequestCountingProxy proxy) throws InterruptedException {
+		long packets = proxy.packets();
+		for (int quiet = 0; quiet < 3; quiet++) {
+			Thread.sleep(100);
+			if (proxy.packets() != packets) {
+				packets = proxy.packets();
+				quiet = -1;
+			}
+		}
+		return packets;
+	}
+
+	private RequestCountingProxy countingProxy() throws Exception {
+		RequestCountingProxy proxy = new RequestCountingProxy(server.getPort());
+		this.countingProxies.add(proxy);
+		return proxy;
 	}
 
 	private TcpProxy proxy() throws Exception {

@@ -1,0 +1,104 @@
+package io.github.leaderelection.zookeeper;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads many groups with read-only multi-operations: each group's data, then its queue,
+ * as a single read does, so that a grant made in between changes the version that every
+ * write checks.
+ *
+ * <p>
+ * A request's size is easy to know, its answer's is not: a group's queue holds a node of
+ * about 60 bytes per candidate, and an answer larger than the client accepts
+ * ({@code jute.maxbuffer}) is not refused but drops the connection, which suspends every
+ * lease of the node. So the groups are split by the answer to expect for one, which is
+ * the largest of the last batch, at least {@link #MIN_GROUP_BYTES}, within half a packet
+ * ({@link CuratorCalls#batchBytes}): a queue may grow to twice what was last seen before
+ * a batch is too large. A batch that lost the connection doubles what is expected, so
+ * that the next one is split finer instead of failing again.
+ */
+final class GroupReads {
+
+	/** The least answer to expect for a group: its grant and about ten candidates. */
+	static final int MIN_GROUP_BYTES = 1024;
+
+	private final CuratorCalls zookeeper;
+
+	private final GroupPaths paths;
+
+	private volatile int groupBytes = MIN_GROUP_BYTES;
+
+	GroupReads(CuratorCalls zookeeper, GroupPaths paths) {
+		this.zookeeper = zookeeper;
+		this.paths = paths;
+	}
+
+	/**
+	 * Reads the groups, with one request for all of them while their answers fit in half
+	 * a packet, otherwise with several sent at once.
+	 * @return the view of each group, null for a group that does not exist
+	 */
+	Map<String, @Nullable GroupView> read(Collection<String> groups, long deadline) throws Exception {
+		List<Op> reads = new ArrayList<>();
+		for (String group : groups) {
+			String path = this.paths.group(Objects.requireNonNull(group, "group"));
+			reads.add(this.zookeeper.readData(path));
+			reads.add(this.zookeeper.readChildren(path));
+		}
+		int expected = this.groupBytes;
+		List<OpResult> results;
+		try {
+			results = this.zookeeper.read(reads, 2 * Math.max(1, this.zookeeper.batchBytes() / expected), deadline);
+		}
+		catch (KeeperException.ConnectionLossException ex) {
+			this.groupBytes = (int) Math.min(Integer.MAX_VALUE, 2L * expected);
+			throw ex;
+		}
+		Map<String, @Nullable GroupView> views = new LinkedHashMap<>();
+		int largest = MIN_GROUP_BYTES;
+		int index = 0;
+		for (String group : groups) {
+			OpResult data = results.get(index++);
+			OpResult children = results.get(index++);
+			GroupView view = null;
+			if (data instanceof OpResult.GetDataResult grant && children instanceof OpResult.GetChildrenResult queue) {
+				largest = Math.max(largest, bytes(grant.getData(), queue.getChildren()));
+				view = GroupView.of(grant.getData(), grant.getStat(), queue.getChildren());
+			}
+			views.put(group, view);
+		}
+		this.groupBytes = largest;
+		return views;
+	}
+
+	/**
+	 * Counts a group read on its own, so that the next batch expects at least as much for
+	 * each group.
+	 */
+	void seen(byte @Nullable [] data, List<String> children) {
+		this.groupBytes = Math.max(this.groupBytes, bytes(data, children));
+	}
+
+	/**
+	 * The answer to reading a group in a batch: two results (9 bytes of header each), the
+	 * data with its length and a stat (68 bytes), the children with their lengths.
+	 */
+	private static int bytes(byte @Nullable [] data, List<String> children) {
+		int bytes = 100 + ((data != null) ? data.length : 0);
+		for (String child : children) {
+			bytes += 4 + child.length();
+		}
+		return bytes;
+	}
+
+}

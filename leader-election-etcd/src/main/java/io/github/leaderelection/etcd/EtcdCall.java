@@ -48,6 +48,11 @@ final class EtcdCall {
 		this.deadline = System.nanoTime() + timeout.toNanos();
 	}
 
+	/** An operation on a candidate's entry on the list of live candidates. */
+	static EtcdCall ofCandidate(String operation, String candidateId, Duration timeout) {
+		return new EtcdCall(operation, timeout, "candidate '" + candidateId + "'");
+	}
+
 	/** An operation on several groups at once, within one timeout. */
 	static EtcdCall ofGroups(String operation, int groups, Duration timeout) {
 		return new EtcdCall(operation, timeout, groups + " groups");

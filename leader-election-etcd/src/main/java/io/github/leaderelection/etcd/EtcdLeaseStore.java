@@ -64,6 +64,11 @@ import org.slf4j.LoggerFactory;
  * holder of the lost term may still believe; as the Redis store does.
  *
  * <p>
+ * The live candidates that balancing reads are keys under
+ * {@code <namespace>/candidates/}, each attached to an etcd lease of its candidate's own
+ * (see {@link EtcdCandidates}).
+ *
+ * <p>
  * The store uses the {@link Client} it is given and never closes it.
  */
 public class EtcdLeaseStore implements LeaseStore {
@@ -87,6 +92,8 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	private final EtcdLeases leases;
 
+	private final EtcdCandidates candidates;
+
 	private final AtomicBoolean warmedUp = new AtomicBoolean();
 
 	/** The highest term this store saw per group: terms survive a wiped etcd. */
@@ -104,6 +111,7 @@ public class EtcdLeaseStore implements LeaseStore {
 		this.client = Objects.requireNonNull(client, "client");
 		this.namespace = requireValidNamespace(namespace);
 		this.leases = new EtcdLeases(client);
+		this.candidates = new EtcdCandidates(client.getKVClient(), this.leases, this.namespace);
 	}
 
 	private static String requireValidNamespace(String namespace) {
@@ -344,6 +352,20 @@ public class EtcdLeaseStore implements LeaseStore {
 				return;
 			}
 		}
+	}
+
+	/**
+	 * Refreshes the candidate's etcd lease and reads the list, in two requests sent at
+	 * once; see {@link EtcdCandidates#keepAlive}.
+	 */
+	@Override
+	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
+		return this.candidates.keepAlive(candidateId, weight, ttl, timeout);
+	}
+
+	@Override
+	public void removeCandidate(String candidateId, Duration timeout) {
+		this.candidates.remove(candidateId, timeout);
 	}
 
 	/**

@@ -47,17 +47,29 @@ final class EtcdLeases {
 		if (leaseId == 0) {
 			return CompletableFuture.completedFuture(-1L);
 		}
-		return this.leases.keepAliveOnce(leaseId).handle((response, ex) -> {
-			if (ex == null) {
-				return response.getTTL();
-			}
-			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-			// jetcd reports a lease that is gone as a failed keep-alive.
-			if (String.valueOf(cause.getMessage()).contains("not found")) {
-				return -1L;
-			}
-			throw new CompletionException(cause);
-		});
+		// jetcd reports a lease that is gone as a failed keep-alive.
+		return this.leases.keepAliveOnce(leaseId)
+			.handle((response, ex) -> (ex == null) ? response.getTTL() : ifGone(ex, -1L));
+	}
+
+	/**
+	 * Ends an etcd lease, and with it the keys attached to it.
+	 * @return whether it ended now; {@code false} when it was already gone
+	 */
+	CompletableFuture<Boolean> revoke(long leaseId) {
+		return this.leases.revoke(leaseId).handle((response, ex) -> (ex == null) || ifGone(ex, false));
+	}
+
+	/**
+	 * The answer for a lease that is gone, if that is what the failure says (etcd's
+	 * {@code requested lease not found}); otherwise the failure, thrown again.
+	 */
+	private static <T> T ifGone(Throwable ex, T gone) {
+		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+		if (String.valueOf(cause.getMessage()).contains("not found")) {
+			return gone;
+		}
+		throw new CompletionException(cause);
 	}
 
 	/**

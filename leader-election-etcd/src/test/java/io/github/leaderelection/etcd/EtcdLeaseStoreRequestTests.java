@@ -126,12 +126,58 @@ class EtcdLeaseStoreRequestTests {
 	}
 
 	/**
+	 * A candidate's entry costs a keep-alive and a range read per call once announced,
+	 * sent at once; a first call, a lease that ran out, a new TTL or an entry that
+	 * changed cost a write (a transaction that also reads the list) and, for a new lease,
+	 * a grant.
+	 */
+	@Test
+	void keepsACandidateAliveWithAKeepAliveAndARangeRead() throws Exception {
+		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests-candidates");
+		EtcdLeaseStore other = new EtcdLeaseStore(client, "requests-candidates");
+		Map<String, Integer> a = Map.of("a", 1);
+		assertRequests(() -> store.keepCandidateAlive("a", 1, LEASE, TIMEOUT), a, Map.of("LeaseGrant", 1L, "Txn", 1L));
+		assertRequests(() -> store.keepCandidateAlive("a", 1, LEASE, TIMEOUT), a,
+				Map.of("LeaseKeepAlive", 1L, "Range", 1L));
+		assertRequests(() -> store.keepCandidateAlive("a", 1, LEASE, TIMEOUT), a,
+				Map.of("LeaseKeepAlive", 1L, "Range", 1L));
+		// Another weight: the entry is written again, on the same lease.
+		assertRequests(() -> store.keepCandidateAlive("a", 2, LEASE, TIMEOUT), Map.of("a", 2),
+				Map.of("LeaseKeepAlive", 1L, "Range", 1L, "Txn", 1L));
+		// Another TTL: a new lease, and the old one revoked once the key left it.
+		assertRequests(() -> store.keepCandidateAlive("a", 2, LEASE.plusSeconds(1), TIMEOUT), Map.of("a", 2),
+				Map.of("LeaseGrant", 1L, "Txn", 1L, "LeaseRevoke", 1L));
+		assertRequests(() -> other.keepCandidateAlive("b", 1, LEASE, TIMEOUT), Map.of("a", 2, "b", 1),
+				Map.of("LeaseGrant", 1L, "Txn", 1L));
+		// A store that did not announce a candidate deletes its key; the candidate's own
+		// store writes it again at its next call.
+		assertRequests(() -> {
+			other.removeCandidate("a", TIMEOUT);
+			return 0;
+		}, 0, Map.of("DeleteRange", 1L));
+		assertRequests(() -> store.keepCandidateAlive("a", 2, LEASE.plusSeconds(1), TIMEOUT), Map.of("a", 2, "b", 1),
+				Map.of("LeaseKeepAlive", 1L, "Range", 1L, "Txn", 1L));
+		// Its own store revokes its lease, which takes the key with it.
+		assertRequests(() -> {
+			store.removeCandidate("a", TIMEOUT);
+			return other.keepCandidateAlive("b", 1, LEASE, TIMEOUT);
+		}, Map.of("b", 1), Map.of("LeaseRevoke", 1L, "LeaseKeepAlive", 1L, "Range", 1L));
+		// A lease that ran out: found gone by the keep-alive, then a new one.
+		Duration brief = Duration.ofSeconds(1);
+		store.keepCandidateAlive("c", 1, brief, TIMEOUT);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> !other.keepCandidateAlive("b", 1, LEASE, TIMEOUT).containsKey("c"));
+		assertRequests(() -> store.keepCandidateAlive("c", 1, brief, TIMEOUT), Map.of("b", 1, "c", 1),
+				Map.of("LeaseKeepAlive", 1L, "Range", 1L, "LeaseGrant", 1L, "Txn", 1L));
+	}
+
+	/**
 	 * Waits until etcd is quiet (what the setup sent without waiting, a lease's revoke,
 	 * has been handled), runs the action, checks its answer, then waits until the gRPC
 	 * calls etcd handled since are the expected ones, per method, and stay so for a while
 	 * (a keep-alive stream is counted when it closes, shortly after its answer).
 	 */
-	private static void assertRequests(Supplier<Integer> action, int expectedAnswer, Map<String, Long> expected)
+	private static <T> void assertRequests(Supplier<T> action, T expectedAnswer, Map<String, Long> expected)
 			throws IOException {
 		AtomicReference<Map<String, Long>> quiet = new AtomicReference<>(counters(HANDLED));
 		await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(300)).until(() -> {

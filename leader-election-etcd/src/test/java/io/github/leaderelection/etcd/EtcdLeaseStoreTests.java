@@ -118,6 +118,31 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(taken.activeIn()).isGreaterThanOrEqualTo(LIVE);
 	}
 
+	/**
+	 * A candidate's entry lasts its TTL by etcd's clock from the last call that kept it
+	 * alive, and no longer: nothing keeps it alive in the background. The second call
+	 * refreshes the etcd lease, so the entry outlives the first call's TTL.
+	 */
+	@Test
+	void dropsACandidateWhoseStoreStopsCallingOnceItsTtlRunsOut() throws Exception {
+		Duration ttl = Duration.ofSeconds(2);
+		String candidate = newGroup();
+		LeaseStore stopping = createStore();
+		LeaseStore observer = createStore();
+		String self = newGroup();
+		assertThat(stopping.keepCandidateAlive(candidate, 2, ttl, TIMEOUT)).containsEntry(candidate, 2);
+		Thread.sleep(1500);
+		long lastCall = System.nanoTime();
+		assertThat(stopping.keepCandidateAlive(candidate, 2, ttl, TIMEOUT)).containsEntry(candidate, 2);
+		assertThat(observer.keepCandidateAlive(self, 1, LIVE, TIMEOUT)).containsEntry(candidate, 2);
+		await().atMost(ttl.plusSeconds(5))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> !observer.keepCandidateAlive(self, 1, LIVE, TIMEOUT).containsKey(candidate));
+		// The read that no longer found it was answered after etcd had let it run out.
+		assertThat(Duration.ofNanos(System.nanoTime() - lastCall)).isGreaterThanOrEqualTo(ttl);
+		observer.removeCandidate(self, TIMEOUT);
+	}
+
 	private static String newGroup() {
 		return "group-" + UUID.randomUUID();
 	}

@@ -23,6 +23,12 @@ import java.util.List;
  * </ol>
  * Renew, release and clear never change {@code server}: only a grant, which waits out
  * whatever it cannot know, may vouch for the record again.
+ *
+ * <p>
+ * The scripts of the list of live candidates ({@link #KEEP_CANDIDATE_ALIVE},
+ * {@link #REMOVE_CANDIDATE}) get instead the two keys of that list, in one hash slot: a
+ * sorted set of candidates scored by the end of their entry (server milliseconds), and a
+ * hash of their weights.
  */
 enum LeaseScripts {
 
@@ -186,6 +192,49 @@ enum LeaseScripts {
 			redis.call('HSET', KEYS[2], 'holder', '', 'lease_end', int(lease_end))
 			redis.call('PUBLISH', ARGV[1], 'cleared')
 			return {1}
+			"""),
+
+	/**
+	 * KEYS: the candidates' entry ends and their weights; ARGV: candidate, weight, entry
+	 * milliseconds. Keeps the candidate's entry until that long from now, deletes the
+	 * entries that have run out, and returns every live candidate, this one included, as
+	 * {@code {candidate, weight, ...}}.
+	 */
+	KEEP_CANDIDATE_ALIVE("""
+			local now = clock()
+			redis.call('ZADD', KEYS[1], int(now + tonumber(ARGV[3])), ARGV[1])
+			redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+			-- An entry ends at its score, inclusive, as a lease does at its end.
+			local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', int(now))
+			redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', int(now))
+			in_chunks(expired, function(chunk) redis.call('HDEL', KEYS[2], unpack(chunk)) end)
+			-- Both keys go when the last entry ends, so that a list nobody keeps leaves nothing behind.
+			local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+			redis.call('PEXPIRE', KEYS[1], int(tonumber(last[2]) - now))
+			redis.call('PEXPIRE', KEYS[2], int(tonumber(last[2]) - now))
+			local candidates, live = redis.call('ZRANGE', KEYS[1], 0, -1), {}
+			in_chunks(candidates, function(chunk)
+			  local weights = redis.call('HMGET', KEYS[2], unpack(chunk))
+			  for i, candidate in ipairs(chunk) do
+			    -- Both keys are written together; a weight missing all the same (a key deleted by
+			    -- hand) leaves the candidate out until its next keep-alive writes it again.
+			    if weights[i] then
+			      live[#live + 1] = candidate
+			      live[#live + 1] = tonumber(weights[i])
+			    end
+			  end
+			end)
+			return live
+			"""),
+
+	/**
+	 * KEYS: as for {@link #KEEP_CANDIDATE_ALIVE}; ARGV: candidate. Returns {@code {1}} if
+	 * the candidate had an entry, else {@code {0}}.
+	 */
+	REMOVE_CANDIDATE("""
+			local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+			redis.call('HDEL', KEYS[2], ARGV[1])
+			return {removed}
 			""");
 
 	/**
@@ -252,6 +301,13 @@ enum LeaseScripts {
 			  redis.call('SET', lease_key, term .. ':' .. holder, 'PX', duration)
 			  redis.call('HSET', record_key, 'lease_end', int(now + duration))
 			  return true
+			end
+			-- Calls fn with the items in lists of at most 1000, since unpack of a long list overflows
+			-- Lua's stack.
+			local function in_chunks(items, fn)
+			  for from = 1, #items, 1000 do
+			    fn({unpack(items, from, math.min(#items, from + 999))})
+			  end
 			end
 			local function run_id()
 			  return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')

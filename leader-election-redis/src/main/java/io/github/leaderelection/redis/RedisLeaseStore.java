@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -52,6 +53,17 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * that never saw a group cannot tell a lost record from a group never led, and acts at
  * once; the leader that lost its record stops at its next renewal, or at its renew
  * deadline while Redis does not answer.
+ *
+ * <p>
+ * The live candidates that balancing spreads groups over are a sorted set
+ * {@code <prefix>{<prefix>}:candidates} of candidates scored by the end of their entry
+ * (Redis's clock) and a hash {@code <prefix>{<prefix>}:candidate-weights} of their
+ * weights, both in the slot of the prefix (which the prefix pattern keeps free of
+ * braces), and apart from every group's keys ({@code :lease}, {@code :term},
+ * {@code :events}) by their suffixes. If Redis loses them, each candidate's next
+ * keep-alive, within one retry period, writes its entry again: until then balancing may
+ * move groups needlessly, which changes who leads but never lets two lead at once, so
+ * unlike acquire and renew these writes never wait for replicas.
  *
  * <p>
  * Each call waits at most the timeout it is given (less if the connection factory's
@@ -248,6 +260,27 @@ public class RedisLeaseStore implements LeaseStore {
 		return leases;
 	}
 
+	/**
+	 * Keeps the candidate's entry and lists the live candidates with one script, which
+	 * also deletes the entries that have run out.
+	 */
+	@Override
+	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
+		List<Object> reply = candidateCall("keep alive candidate", candidateId, timeout).run(
+				LeaseScripts.KEEP_CANDIDATE_ALIVE, candidateScript(candidateId, Integer.toString(weight), millis(ttl)));
+		Map<String, Integer> live = new TreeMap<>();
+		for (int i = 0; i < reply.size(); i += 2) {
+			live.put(new String((byte[]) reply.get(i), StandardCharsets.UTF_8), ((Long) reply.get(i + 1)).intValue());
+		}
+		return live;
+	}
+
+	@Override
+	public void removeCandidate(String candidateId, Duration timeout) {
+		candidateCall("remove candidate", candidateId, timeout).run(LeaseScripts.REMOVE_CANDIDATE,
+				candidateScript(candidateId));
+	}
+
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		if (lease.holder() != null) {
@@ -298,6 +331,11 @@ public class RedisLeaseStore implements LeaseStore {
 	 */
 	String key(String group, String suffix) {
 		return this.keyPrefix + "{" + hashTag(group) + "}:" + suffix;
+	}
+
+	/** Returns a key of the list of live candidates, in the hash slot of the prefix. */
+	String candidatesKey(String suffix) {
+		return this.keyPrefix + "{" + this.keyPrefix + "}:" + suffix;
 	}
 
 	private String channel(String group) {
@@ -365,6 +403,17 @@ public class RedisLeaseStore implements LeaseStore {
 	private LeaseCalls.Call call(String operation, int groups, Duration timeout, boolean waitsForReplicas) {
 		return this.calls.call(operation + " " + groups + " groups", "keys " + this.keyPrefix + "{<group>}:*", timeout,
 				waitsForReplicas);
+	}
+
+	private LeaseCalls.Call candidateCall(String operation, String candidateId, Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		return this.calls.call(operation + " '" + candidateId + "'",
+				"keys " + candidatesKey("candidates") + " and " + candidatesKey("candidate-weights"), timeout, false);
+	}
+
+	private LeaseCalls.Script candidateScript(String... args) {
+		return new LeaseCalls.Script(List.of(candidatesKey("candidates"), candidatesKey("candidate-weights")),
+				List.of(args));
 	}
 
 	/**

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -31,7 +30,9 @@ import static io.github.leaderelection.jdbc.SqlRunner.update;
 
 /**
  * A lease store on one table of a MySQL, MariaDB, PostgreSQL or H2 database, whose clock
- * judges every lease.
+ * judges every lease. The live candidates that balancing reads are kept in a second
+ * table, named after the first with {@code _candidates} appended
+ * ({@code leader_election_candidates} for the default table).
  *
  * <p>
  * On PostgreSQL a release, a forced leader or a cleared holder is announced with
@@ -48,6 +49,8 @@ public class JdbcLeaseStore implements LeaseStore {
 	private final SqlRunner runner;
 
 	private final String tableName;
+
+	private final StoreTables tables;
 
 	private final String channel;
 
@@ -86,7 +89,8 @@ public class JdbcLeaseStore implements LeaseStore {
 	 */
 	public JdbcLeaseStore(DataSource dataSource, String tableName, boolean notifications) {
 		this.runner = new SqlRunner(Objects.requireNonNull(dataSource, "dataSource"));
-		this.tableName = TableName.requireValid(tableName);
+		this.tables = new StoreTables(tableName);
+		this.tableName = this.tables.leases();
 		this.channel = TableName.channel(this.tableName);
 		this.notifications = notifications ? new PostgresNotifications(this.runner, this.channel) : null;
 	}
@@ -110,14 +114,15 @@ public class JdbcLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Returns the statement that creates this store's table, the same for every supported
-	 * database.
+	 * Returns the statements that create this store's tables, the same for every
+	 * supported database: the lease table's, a semicolon and a line break, and the
+	 * candidates table's (which only balancing uses), without a final semicolon.
 	 */
 	public String ddl() {
-		return LeaseSql.ddl(this.tableName);
+		return this.tables.ddl();
 	}
 
-	/** Creates this store's table unless it exists. */
+	/** Creates this store's tables unless they exist. */
 	public void createTableIfMissing() {
 		try {
 			this.runner.run(null, (connection) -> {
@@ -126,13 +131,15 @@ public class JdbcLeaseStore implements LeaseStore {
 			});
 		}
 		catch (SQLException ex) {
-			throw new LeaderElectionException("Could not create table " + this.tableName + ": " + ex.getMessage(), ex);
+			throw new LeaderElectionException("Could not create table " + this.tableName + " or "
+					+ this.tables.candidates() + ": " + ex.getMessage(), ex);
 		}
 	}
 
 	/**
-	 * Checks that this store's table exists with the expected columns.
-	 * @throws IllegalStateException with the statement to run if it does not, or if the
+	 * Checks that this store's lease table exists with the expected columns. The
+	 * candidates table is not checked: only balancing needs it, and reports it missing.
+	 * @throws IllegalStateException with the statements to run if it does not, or if the
 	 * database is not supported
 	 */
 	public void verifyTable() {
@@ -148,11 +155,12 @@ public class JdbcLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Makes the first operation that reaches the database create this store's table
-	 * unless it exists ({@code create}), or check that it exists, before it does its
-	 * work: for an application that starts while its database is down. Until that has
-	 * succeeded, every operation fails, with the reason the database gave or with the
-	 * statement that creates the missing table. Call it before the store is used.
+	 * Makes the first operation that reaches the database create this store's tables
+	 * unless they exist ({@code create}), or check that the lease table exists, before it
+	 * does its work: for an application that starts while its database is down. Until
+	 * that has succeeded, every operation fails, with the reason the database gave or
+	 * with the statement that creates the missing table. Call it before the store is
+	 * used.
 	 * @param create whether to create the table if it is missing, rather than only check
 	 * it
 	 */
@@ -161,38 +169,11 @@ public class JdbcLeaseStore implements LeaseStore {
 	}
 
 	private void createTableIfMissing(Connection connection) throws SQLException {
-		sql(connection);
-		try (Statement statement = connection.createStatement()) {
-			statement.execute(ddl());
-		}
-		catch (SQLException ex) {
-			// Nodes starting together race on the catalog (PostgreSQL then reports a
-			// unique violation
-			// to all but one): what counts is that the table is there now.
-			try {
-				verifyTable(connection);
-			}
-			catch (SQLException | RuntimeException stillMissing) {
-				ex.addSuppressed(stillMissing);
-				throw ex;
-			}
-		}
+		this.tables.createIfMissing(connection, sql(connection));
 	}
 
 	private void verifyTable(Connection connection) throws SQLException {
-		try (Statement statement = connection.createStatement();
-				ResultSet rows = statement.executeQuery(sql(connection).verify())) {
-			rows.next();
-		}
-		catch (SQLException ex) {
-			// Class 42 is "syntax error or access rule violation": here, an unknown table
-			// or column.
-			if (ex.getSQLState() != null && ex.getSQLState().startsWith("42")) {
-				throw new IllegalStateException("The leader election table " + this.tableName + " is missing or lacks "
-						+ "columns (" + ex.getMessage() + "); create it with:\n" + ddl() + ";", ex);
-			}
-			throw ex;
-		}
+		this.tables.verify(connection, sql(connection));
 	}
 
 	@Override
@@ -286,6 +267,36 @@ public class JdbcLeaseStore implements LeaseStore {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		return execute("read the leases of " + distinct.size() + " groups", timeout,
 				(connection, sql) -> LeaseBatches.read(connection, sql, distinct, deadline));
+	}
+
+	/**
+	 * Keeps the candidate's entry in the candidates table, with one statement on
+	 * PostgreSQL and H2 and two on MySQL and MariaDB (see {@link LeaseSql}), and one more
+	 * when entries ran out long ago, to delete them.
+	 * @throws IllegalStateException with the statement that creates the candidates table
+	 * if it is missing
+	 */
+	@Override
+	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		long deadline = System.nanoTime() + timeout.toNanos();
+		return executeIn(this.tables.candidates(), "keep candidate '" + candidateId + "' alive", timeout,
+				(connection, sql) -> LiveCandidates.keepAlive(connection, sql.candidates(), candidateId, weight,
+						ttl.toMillis(), deadline));
+	}
+
+	/**
+	 * Deletes the candidate's entry from the candidates table.
+	 * @throws IllegalStateException with the statement that creates the candidates table
+	 * if it is missing
+	 */
+	@Override
+	public void removeCandidate(String candidateId, Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		executeIn(this.tables.candidates(), "remove candidate '" + candidateId + "'", timeout, (connection, sql) -> {
+			LiveCandidates.remove(connection, sql.candidates(), candidateId, timeout);
+			return null;
+		});
 	}
 
 	@Override
@@ -420,12 +431,16 @@ public class JdbcLeaseStore implements LeaseStore {
 	}
 
 	private <T> T execute(String action, Duration timeout, SqlWork<T> work) {
+		return executeIn(this.tableName, action, timeout, work);
+	}
+
+	private <T> T executeIn(String table, String action, Duration timeout, SqlWork<T> work) {
 		try {
 			return this.runner.run(timeout, (connection) -> work.run(connection, prepared(connection)));
 		}
 		catch (SQLException ex) {
-			throw new LeaderElectionException(
-					"Could not " + action + " in table " + this.tableName + ": " + ex.getMessage(), ex);
+			throw new LeaderElectionException("Could not " + action + " in table " + table + ": " + ex.getMessage(),
+					ex);
 		}
 	}
 

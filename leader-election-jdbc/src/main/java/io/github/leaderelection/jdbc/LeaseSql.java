@@ -13,10 +13,12 @@ import org.jspecify.annotations.Nullable;
  * UPDATE reports its rows, and the dialect's {@linkplain SqlDialect#announce() notify
  * query}, {@code null} where the database cannot push. The statements on many groups get
  * their list of placeholders per call ({@link #readAll(int)}, {@link #renewAll(int)}).
+ * The statements on the table of live candidates that balancing reads are in
+ * {@link #candidates()}.
  */
 record LeaseSql(String read, String acquire, String insert, String renew, String release, String force, String clear,
 		String verify, @Nullable String announce, String readAllTemplate, String renewAllTemplate,
-		boolean renewAllReturnsGroups) {
+		boolean renewAllReturnsGroups, CandidateSql candidates) {
 
 	/**
 	 * The most groups one statement names. MariaDB turns an IN list of 1000 values or
@@ -79,9 +81,65 @@ record LeaseSql(String read, String acquire, String insert, String renew, String
 	private static final String VERIFY = "SELECT group_name, holder_id, term, active_from_ms, lease_until_ms "
 			+ "FROM {table} WHERE 1 = 0";
 
-	/** Returns the statement that creates the table, the same for every dialect. */
+	private static final String CANDIDATES_DDL = """
+			CREATE TABLE IF NOT EXISTS {table} (
+			  candidate_id   VARCHAR(255) NOT NULL PRIMARY KEY,
+			  weight         INT NOT NULL,
+			  alive_until_ms BIGINT NOT NULL
+			)""";
+
+	// Every entry with the time it has left by the database clock, run out or not: the
+	// caller keeps those with time left (expired at alive_until_ms <= {now}, as a lease
+	// is), and finds the long-expired ones to delete without a statement of its own.
+	private static final String CANDIDATE_COLUMNS = "candidate_id, weight, alive_until_ms - {now}";
+
+	// One statement. The SELECT reads the table as it was before the statement, without
+	// the CTE's write: the entry written comes from RETURNING, and its old version is
+	// left out.
+	private static final String KEEP_CANDIDATE_ALIVE_POSTGRESQL = "WITH up AS (INSERT INTO {table} (candidate_id, "
+			+ "weight, alive_until_ms) VALUES (?, ?, {now} + ?) ON CONFLICT (candidate_id) DO UPDATE SET "
+			+ "weight = EXCLUDED.weight, alive_until_ms = EXCLUDED.alive_until_ms "
+			+ "RETURNING candidate_id, weight, alive_until_ms) SELECT " + CANDIDATE_COLUMNS + " FROM up UNION ALL "
+			+ "SELECT " + CANDIDATE_COLUMNS + " FROM {table} WHERE candidate_id <> ?";
+
+	// One statement, as on PostgreSQL: a data change delta table is how a query runs the
+	// MERGE and yields the entry written; the other entries leave it out, so they do not
+	// depend on whether their SELECT sees the write.
+	private static final String KEEP_CANDIDATE_ALIVE_H2 = "SELECT " + CANDIDATE_COLUMNS + " FROM FINAL TABLE ("
+			+ "MERGE INTO {table} (candidate_id, weight, alive_until_ms) KEY (candidate_id) VALUES (?, ?, {now} + ?)) "
+			+ "UNION ALL SELECT " + CANDIDATE_COLUMNS + " FROM {table} WHERE candidate_id <> ?";
+
+	// Two statements, this and LIST_CANDIDATES: MySQL has no RETURNING, MariaDB's returns
+	// only the rows written, and the drivers send one statement per call unless the
+	// connection allows multiple queries. VALUES() is deprecated since MySQL 8.0.20 and
+	// MariaDB lacks the row alias that replaces it, so the new values are bound twice.
+	private static final String KEEP_CANDIDATE_ALIVE_MYSQL = "INSERT INTO {table} (candidate_id, weight, "
+			+ "alive_until_ms) VALUES (?, ?, {now} + ?) ON DUPLICATE KEY UPDATE weight = ?, alive_until_ms = {now} + ?";
+
+	private static final String LIST_CANDIDATES = "SELECT " + CANDIDATE_COLUMNS + " FROM {table}";
+
+	private static final String REMOVE_CANDIDATE = "DELETE FROM {table} WHERE candidate_id = ?";
+
+	// By primary key, so that only these rows are locked, and judged again: an entry
+	// kept alive since it was read stays.
+	private static final String REMOVE_EXPIRED_CANDIDATES = "DELETE FROM {table} WHERE candidate_id IN ({ids}) "
+			+ "AND alive_until_ms < {now} - ?";
+
+	private static final String VERIFY_CANDIDATES = "SELECT candidate_id, weight, alive_until_ms FROM {table} "
+			+ "WHERE 1 = 0";
+
+	/** Returns the statement that creates the lease table, the same for every dialect. */
 	static String ddl(String table) {
 		return DDL.replace("{table}", table);
+	}
+
+	/**
+	 * Returns the statement that creates the table of live candidates, the same for every
+	 * dialect.
+	 * @param table the name of the candidates table ({@link TableName#candidates})
+	 */
+	static String candidatesDdl(String table) {
+		return CANDIDATES_DDL.replace("{table}", table);
 	}
 
 	static LeaseSql of(SqlDialect dialect, String table) {
@@ -91,7 +149,7 @@ record LeaseSql(String read, String acquire, String insert, String renew, String
 		return new LeaseSql(render.apply(READ), render.apply(ACQUIRE), render.apply(INSERT), render.apply(RENEW),
 				render.apply(RELEASE), render.apply(FORCE), render.apply(CLEAR), render.apply(VERIFY),
 				dialect.announce(), render.apply(READ_ALL), (returning != null) ? returning : render.apply(RENEW_ALL),
-				returning != null);
+				returning != null, CandidateSql.of(dialect, TableName.candidates(table)));
 	}
 
 	/**
@@ -126,6 +184,56 @@ record LeaseSql(String read, String acquire, String insert, String renew, String
 
 	private static String placeholders(String one, int count) {
 		return String.join(", ", Collections.nCopies(count, one));
+	}
+
+	/**
+	 * The statements on the table of live candidates, rendered for a dialect.
+	 *
+	 * @param table the name of the table
+	 * @param ddl the statement that creates it
+	 * @param keepAlive where {@code list} is {@code null}, a query that writes the entry
+	 * (candidate, weight, time to live in milliseconds, then the candidate again) and
+	 * yields it and every other entry as {@link #list} does; elsewhere an update that
+	 * only writes it (candidate, weight, time to live, weight, time to live)
+	 * @param list the query that yields every entry: candidate, weight, and milliseconds
+	 * left by the database clock (not positive once it ran out), or {@code null} where
+	 * {@code keepAlive} does that itself
+	 * @param remove deletes a candidate's entry
+	 * @param removeExpiredTemplate deletes entries that ran out long ago, with a
+	 * placeholder for their list ({@link #removeExpired(int)})
+	 * @param verify a query that fails unless the table has the expected columns
+	 */
+	record CandidateSql(String table, String ddl, String keepAlive, @Nullable String list, String remove,
+			String removeExpiredTemplate, String verify) {
+
+		static CandidateSql of(SqlDialect dialect, String table) {
+			UnaryOperator<String> render = (template) -> template.replace("{table}", table)
+				.replace("{now}", dialect.nowMillis());
+			String keepAlive = switch (dialect) {
+				case POSTGRESQL -> KEEP_CANDIDATE_ALIVE_POSTGRESQL;
+				case H2 -> KEEP_CANDIDATE_ALIVE_H2;
+				case MYSQL -> KEEP_CANDIDATE_ALIVE_MYSQL;
+			};
+			return new CandidateSql(table, candidatesDdl(table), render.apply(keepAlive),
+					(dialect == SqlDialect.MYSQL) ? render.apply(LIST_CANDIDATES) : null,
+					render.apply(REMOVE_CANDIDATE), render.apply(REMOVE_EXPIRED_CANDIDATES),
+					render.apply(VERIFY_CANDIDATES));
+		}
+
+		/** Returns the parameters of {@link #keepAlive()}. */
+		Object[] keepAliveParameters(String candidateId, int weight, long ttlMillis) {
+			return (this.list != null) ? new Object[] { candidateId, weight, ttlMillis, weight, ttlMillis }
+					: new Object[] { candidateId, weight, ttlMillis, candidateId };
+		}
+
+		/**
+		 * Returns the statement that deletes the given number of entries, bound in order,
+		 * then a number of milliseconds: each only if it ran out longer ago than that.
+		 */
+		String removeExpired(int candidates) {
+			return this.removeExpiredTemplate.replace("{ids}", placeholders("?", candidates));
+		}
+
 	}
 
 }

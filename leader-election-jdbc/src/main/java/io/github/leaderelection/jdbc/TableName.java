@@ -22,6 +22,14 @@ final class TableName {
 	 */
 	private static final int MAX_CHANNEL_LENGTH = 63;
 
+	/**
+	 * The longest table name in every supported database: PostgreSQL truncates longer
+	 * ones to 63 bytes, and MySQL refuses names longer than 64 characters.
+	 */
+	private static final int MAX_TABLE_LENGTH = 63;
+
+	private static final String CANDIDATES_SUFFIX = "_candidates";
+
 	private TableName() {
 	}
 
@@ -57,6 +65,28 @@ final class TableName {
 		// String.hashCode is specified, so every node derives the same channel.
 		String hash = HexFormat.of().toHexDigits(name.hashCode());
 		return name.substring(0, MAX_CHANNEL_LENGTH - hash.length() - 1) + "_" + hash;
+	}
+
+	/**
+	 * Returns the name of the table of live candidates that goes with a valid lease table
+	 * name: in the same schema, with {@code _candidates} appended, such as
+	 * {@code app.elections_candidates}. A name too long for a table keeps the suffix, and
+	 * its cut is followed by a hash of the whole table name in lower case instead (as
+	 * PostgreSQL folds unquoted identifiers, every spelling of one table must find the
+	 * same candidates). The result is itself a valid table name.
+	 */
+	static String candidates(String validName) {
+		int dot = validName.indexOf('.');
+		String schema = validName.substring(0, dot + 1);
+		String table = validName.substring(dot + 1);
+		String candidates = table + CANDIDATES_SUFFIX;
+		if (candidates.length() > MAX_TABLE_LENGTH) {
+			// String.hashCode is specified, so every node derives the same name.
+			String hash = HexFormat.of().toHexDigits(table.toLowerCase(Locale.ROOT).hashCode());
+			candidates = table.substring(0, MAX_TABLE_LENGTH - CANDIDATES_SUFFIX.length() - hash.length() - 1) + "_"
+					+ hash + CANDIDATES_SUFFIX;
+		}
+		return requireValid(schema + candidates);
 	}
 
 }

@@ -55,12 +55,19 @@ class JdbcLeaseStoreTests {
 	}
 
 	@Test
-	void ddlIsOneStatementForEveryDatabaseNamingTheTable() {
+	void ddlIsTheSameForEveryDatabaseAndCreatesTheLeaseAndTheCandidatesTable() {
 		DataSource unused = new SingleConnectionDataSource();
-		assertThat(new JdbcLeaseStore(unused).ddl()).startsWith("CREATE TABLE IF NOT EXISTS leader_election (");
-		assertThat(new JdbcLeaseStore(unused, "app.elections").ddl())
-			.startsWith("CREATE TABLE IF NOT EXISTS app.elections (")
-			.contains("group_name", "holder_id", "term", "active_from_ms", "lease_until_ms");
+		assertThat(new JdbcLeaseStore(unused).ddl()).startsWith("CREATE TABLE IF NOT EXISTS leader_election (")
+			.contains(");\nCREATE TABLE IF NOT EXISTS leader_election_candidates (");
+		String ddl = new JdbcLeaseStore(unused, "app.elections").ddl();
+		assertThat(ddl.split(";\n")).hasSize(2)
+			.satisfiesExactly(
+					(leases) -> assertThat(leases).startsWith("CREATE TABLE IF NOT EXISTS app.elections (")
+						.contains("group_name", "holder_id", "term", "active_from_ms", "lease_until_ms"),
+					(candidates) -> assertThat(candidates)
+						.startsWith("CREATE TABLE IF NOT EXISTS app.elections_candidates (")
+						.contains("candidate_id", "weight", "alive_until_ms"));
+		assertThat(ddl).doesNotEndWith(";");
 	}
 
 	static Stream<String> invalidTableNames() {
@@ -170,7 +177,7 @@ class JdbcLeaseStoreTests {
 			new JdbcLeaseStore(dataSource, table).verifyTable();
 		}
 		finally {
-			ScratchTable.execute(dataSource, "DROP TABLE IF EXISTS " + table);
+			ScratchTable.drop(dataSource, table);
 		}
 	}
 
@@ -216,7 +223,7 @@ class JdbcLeaseStoreTests {
 			assertThat(store.renew(lease, LIVE, TIMEOUT)).isTrue();
 		}
 		finally {
-			ScratchTable.execute(dataSource, "DROP TABLE IF EXISTS " + schema + ".leases");
+			ScratchTable.drop(dataSource, schema + ".leases");
 			ScratchTable.execute(dataSource, "DROP SCHEMA " + schema);
 		}
 	}

@@ -8,7 +8,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * A lease table of a test's own, to drop when the test is done.
+ * A lease table of a test's own, and its candidates table, to drop when the test is done.
  */
 record ScratchTable(DataSource dataSource, String name) {
 
@@ -27,7 +27,13 @@ record ScratchTable(DataSource dataSource, String name) {
 	}
 
 	void drop() {
-		execute(this.dataSource, "DROP TABLE IF EXISTS " + this.name);
+		drop(this.dataSource, this.name);
+	}
+
+	/** Drops a store's lease table and its candidates table, if they exist. */
+	static void drop(DataSource dataSource, String name) {
+		execute(dataSource, "DROP TABLE IF EXISTS " + name);
+		execute(dataSource, "DROP TABLE IF EXISTS " + TableName.candidates(name));
 	}
 
 	static void execute(DataSource dataSource, String sql) {

@@ -1,0 +1,105 @@
+package io.github.leaderelection.jdbc;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The two tables of a {@link JdbcLeaseStore}: the lease table under the configured name,
+ * and the table of live candidates that balancing reads, named after it
+ * ({@link TableName#candidates}); the statements that create them, and the checks that
+ * they exist.
+ */
+final class StoreTables {
+
+	private final String leases;
+
+	private final String candidates;
+
+	/**
+	 * @param leases the lease table's name
+	 * @throws IllegalArgumentException if it is not a valid table name
+	 */
+	StoreTables(String leases) {
+		this.leases = TableName.requireValid(leases);
+		this.candidates = TableName.candidates(this.leases);
+	}
+
+	String leases() {
+		return this.leases;
+	}
+
+	String candidates() {
+		return this.candidates;
+	}
+
+	/**
+	 * Returns the statements that create both tables, separated by a semicolon and a line
+	 * break, without a final semicolon.
+	 */
+	String ddl() {
+		return LeaseSql.ddl(this.leases) + ";\n" + LeaseSql.candidatesDdl(this.candidates);
+	}
+
+	/** Creates both tables unless they exist. */
+	void createIfMissing(Connection connection, LeaseSql sql) throws SQLException {
+		createIfMissing(connection, LeaseSql.ddl(this.leases), () -> {
+			verify(connection, sql);
+			return null;
+		});
+		createIfMissing(connection, sql.candidates().ddl(), () -> {
+			LiveCandidates.verify(connection, sql.candidates());
+			return null;
+		});
+	}
+
+	/**
+	 * Checks that the lease table exists with the expected columns.
+	 * @throws IllegalStateException with the statements that create both tables if it
+	 * does not
+	 */
+	void verify(Connection connection, LeaseSql sql) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery(sql.verify())) {
+			rows.next();
+		}
+		catch (SQLException ex) {
+			if (isMissingTableOrColumn(ex)) {
+				throw new IllegalStateException("The leader election table " + this.leases + " is missing or lacks "
+						+ "columns (" + ex.getMessage() + "); create it, and the candidates table that balancing "
+						+ "uses, with:\n" + ddl() + ";", ex);
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Whether a failed statement on one of the tables says that the table or a column is
+	 * missing: class 42 is "syntax error or access rule violation", and the statements
+	 * are known to be valid.
+	 */
+	static boolean isMissingTableOrColumn(SQLException ex) {
+		return ex.getSQLState() != null && ex.getSQLState().startsWith("42");
+	}
+
+	private static void createIfMissing(Connection connection, String ddl, SqlRunner.Call<?> verify)
+			throws SQLException {
+		try (Statement statement = connection.createStatement()) {
+			statement.execute(ddl);
+		}
+		catch (SQLException ex) {
+			// Nodes starting together race on the catalog (PostgreSQL then reports a
+			// unique violation to all but one): what counts is that the table is there
+			// now.
+			try {
+				verify.call();
+			}
+			catch (SQLException | RuntimeException stillMissing) {
+				ex.addSuppressed(stillMissing);
+				throw ex;
+			}
+		}
+	}
+
+}

@@ -3,6 +3,7 @@ package io.github.leaderelection.actuate;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,6 +19,7 @@ import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.LeaderInfo;
+import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
 import io.github.leaderelection.actuate.ActionFailedException.Kind;
@@ -127,7 +129,41 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 		for (LeaderElection election : this.registry.elections()) {
 			groups.put(election.group(), describe(election));
 		}
-		return new GroupsDescriptor(groups);
+		return new GroupsDescriptor(groups, balance());
+	}
+
+	private @Nullable BalanceDescriptor balance() {
+		if (!(this.registry instanceof LeaderElectionEngine engine) || !engine.isBalancing()) {
+			return null;
+		}
+		Map<String, Integer> leaders = engine.leadersByCandidate();
+		int spread = leaders.isEmpty() ? 0 : Collections.max(leaders.values()) - Collections.min(leaders.values());
+		return new BalanceDescriptor(leaders, spread);
+	}
+
+	/**
+	 * Performs an administrator's action on this instance: {@code rebalance} runs a
+	 * balancing round now.
+	 * @param action {@code rebalance}
+	 * @return what was done
+	 */
+	@WriteOperation
+	public ActionDescriptor actOnInstance(String action) {
+		if (!"rebalance".equals(action.toLowerCase(Locale.ROOT))) {
+			throw new ActionFailedException(Kind.BAD_REQUEST, "Unknown action '" + action + "': use rebalance");
+		}
+		if (!(this.registry instanceof LeaderElectionEngine engine) || !engine.isBalancing()) {
+			throw new ActionFailedException(Kind.REFUSED,
+					"Balancing is off on this instance: set leader-election.balance.enabled=true to spread leadership");
+		}
+		logger.info("Rebalancing now, as asked through the leaderelection endpoint");
+		try {
+			engine.rebalance();
+		}
+		catch (IllegalStateException ex) {
+			throw new ActionFailedException(Kind.REFUSED, ex.getMessage(), ex);
+		}
+		return new ActionDescriptor(null, "rebalance", this.registry.candidateId(), "rebalancing");
 	}
 
 	@ReadOperation
@@ -264,7 +300,19 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	 *
 	 * @param groups the groups by name
 	 */
-	public record GroupsDescriptor(Map<String, GroupDescriptor> groups) implements OperationResponseBody {
+	public record GroupsDescriptor(Map<String, GroupDescriptor> groups,
+			@JsonInclude(Include.NON_NULL) @Nullable BalanceDescriptor balance) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * How leadership is spread, while balancing is on.
+	 *
+	 * @param leadersByCandidate how many of this instance's groups each live candidate
+	 * leads, as this instance last counted (once per retry period)
+	 * @param spread the most groups led by one candidate less the fewest
+	 */
+	public record BalanceDescriptor(Map<String, Integer> leadersByCandidate, int spread) {
 
 	}
 
@@ -303,8 +351,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	 * @param outcome {@code yielded}, {@code not-leader} (a yield by a follower) or
 	 * {@code forced}
 	 */
-	public record ActionDescriptor(String group, String action, @Nullable String candidateId,
-			String outcome) implements OperationResponseBody {
+	public record ActionDescriptor(@JsonInclude(Include.NON_NULL) @Nullable String group, String action,
+			@Nullable String candidateId, String outcome) implements OperationResponseBody {
 
 	}
 

@@ -51,15 +51,37 @@ class LeaderElectionEndpointWebExtension {
 			return new WebEndpointResponse<>(this.endpoint.act(group, action, candidateId));
 		}
 		catch (ActionFailedException ex) {
-			Map<String, Object> body = new LinkedHashMap<>();
-			body.put("group", group);
-			body.put("action", action);
-			body.put("status", ex.kind().status());
-			body.put("error", ex.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
-			body.put("message", ex.getMessage());
-			body.put("mayStillTakeEffect", ex.kind().mayStillTakeEffect());
-			return new WebEndpointResponse<>(body, ex.kind().status());
+			return failed(group, action, ex);
 		}
+	}
+
+	/**
+	 * Performs an administrator's action on this instance, as
+	 * {@link LeaderElectionEndpoint#actOnInstance} does.
+	 * @param action {@code rebalance}
+	 * @return what was done, or why not with the status that says so
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> actOnInstance(String action) {
+		try {
+			return new WebEndpointResponse<>(this.endpoint.actOnInstance(action));
+		}
+		catch (ActionFailedException ex) {
+			return failed(null, action, ex);
+		}
+	}
+
+	private static WebEndpointResponse<Object> failed(@Nullable String group, String action, ActionFailedException ex) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		if (group != null) {
+			body.put("group", group);
+		}
+		body.put("action", action);
+		body.put("status", ex.kind().status());
+		body.put("error", ex.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+		body.put("message", ex.getMessage());
+		body.put("mayStillTakeEffect", ex.kind().mayStillTakeEffect());
+		return new WebEndpointResponse<>(body, ex.kind().status());
 	}
 
 }

@@ -2,6 +2,7 @@ package io.github.leaderelection.autoconfigure;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.ElectionTiming;
@@ -81,9 +82,22 @@ public final class LeaderElectionAutoConfiguration {
 		if (candidateId != null) {
 			builder.candidateId(candidateId);
 		}
+		LeaderElectionProperties.Balance balance = properties.getBalance();
+		if (balance.isEnabled()) {
+			try {
+				builder.balance(balance.getWeight(), balance.getPreferredLeaders());
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid("leader-election.balance",
+						"weight " + balance.getWeight() + ", preferred-leaders " + balance.getPreferredLeaders(), ex,
+						"Give leader-election.balance.weight a whole number of at least 1, and "
+								+ "leader-election.balance.preferred-leaders valid group names and candidate ids.");
+			}
+		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		LeaderElectionEngine engine;
 		try {
-			return builder.build();
+			engine = builder.build();
 		}
 		catch (IllegalArgumentException ex) {
 			throw (candidateId != null) ? invalid("leader-election.candidate-id", candidateId, ex,
@@ -91,6 +105,21 @@ public final class LeaderElectionAutoConfiguration {
 							+ "and without control characters, or remove it to generate one.")
 					: ex;
 		}
+		joinPartitions(engine, properties.getPartitions());
+		return engine;
+	}
+
+	private static void joinPartitions(LeaderElectionEngine engine, Map<String, Integer> partitions) {
+		partitions.forEach((name, count) -> {
+			try {
+				engine.joinPartitions(name, (count != null) ? count : 0);
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid("leader-election.partitions." + name, String.valueOf(count), ex,
+						"Give each partitioned group a valid name and a number of partitions of at least 1, for "
+								+ "example leader-election.partitions.orders=64.");
+			}
+		});
 	}
 
 	@Bean

@@ -1,6 +1,8 @@
 package io.github.leaderelection.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -73,8 +75,81 @@ public class LeaderElectionProperties {
 	 */
 	private Duration shutdownTimeout = Duration.ofSeconds(10);
 
+	private final Balance balance = new Balance();
+
+	/**
+	 * Partitioned groups to join, by name, with their number of partitions: partition i
+	 * of 'orders' is the group 'orders/i'. With balancing on, each instance owns its
+	 * share of them (LeaderElectionRegistry.ownedPartitions).
+	 */
+	private Map<String, Integer> partitions = new LinkedHashMap<>();
+
 	public boolean isEnabled() {
 		return this.enabled;
+	}
+
+	public Balance getBalance() {
+		return this.balance;
+	}
+
+	public Map<String, Integer> getPartitions() {
+		return this.partitions;
+	}
+
+	public void setPartitions(Map<String, Integer> partitions) {
+		this.partitions = partitions;
+	}
+
+	/**
+	 * Spreading leadership over the instances.
+	 */
+	public static class Balance {
+
+		/**
+		 * Whether to spread the leadership of the groups over the live instances, each
+		 * leading between the floor and the ceiling of its share, instead of leaving
+		 * every group with whichever instance took it first. Off by default: it moves
+		 * leadership between healthy instances, which leader-only work must be ready for,
+		 * and it needs the store to list live instances (with JDBC, a second table).
+		 */
+		private boolean enabled;
+
+		/**
+		 * This instance's weight: its share of the groups is in proportion to it (2 leads
+		 * twice as many as 1).
+		 */
+		private int weight = 1;
+
+		/**
+		 * Groups pinned to the candidate id that leads them whenever it is live, by
+		 * group.
+		 */
+		private Map<String, String> preferredLeaders = new LinkedHashMap<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getWeight() {
+			return this.weight;
+		}
+
+		public void setWeight(int weight) {
+			this.weight = weight;
+		}
+
+		public Map<String, String> getPreferredLeaders() {
+			return this.preferredLeaders;
+		}
+
+		public void setPreferredLeaders(Map<String, String> preferredLeaders) {
+			this.preferredLeaders = preferredLeaders;
+		}
+
 	}
 
 	public void setEnabled(boolean enabled) {

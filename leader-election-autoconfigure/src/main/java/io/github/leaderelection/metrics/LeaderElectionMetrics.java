@@ -1,5 +1,6 @@
 package io.github.leaderelection.metrics;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -58,6 +59,9 @@ class LeaderElectionMetrics implements MeterBinder, LeaderElectionListener {
 	/**
 	 * The {@code reason} of a grant; revocations carry their {@link RevocationReason}.
 	 */
+	/** Gauge of the spread of leadership while balancing. */
+	static final String BALANCE_SPREAD = "leader.election.balance.spread";
+
 	static final String GRANTED_REASON = "elected";
 
 	private final LeaderElectionRegistry registry;
@@ -80,6 +84,19 @@ class LeaderElectionMetrics implements MeterBinder, LeaderElectionListener {
 	public void bindTo(MeterRegistry meterRegistry) {
 		this.meterRegistries.add(meterRegistry);
 		this.registry.elections().forEach((election) -> register(meterRegistry, gauges(election.group())));
+		if (this.registry instanceof LeaderElectionEngine engine && engine.isBalancing()) {
+			Gauge.builder(BALANCE_SPREAD, engine, LeaderElectionMetrics::spread)
+				.description("Most groups led by one live candidate less the fewest, as this instance last counted")
+				.register(meterRegistry);
+		}
+	}
+
+	private static double spread(LeaderElectionEngine engine) {
+		Map<String, Integer> leaders = engine.leadersByCandidate();
+		if (leaders.isEmpty()) {
+			return Double.NaN;
+		}
+		return Collections.max(leaders.values()) - Collections.min(leaders.values());
 	}
 
 	@Override

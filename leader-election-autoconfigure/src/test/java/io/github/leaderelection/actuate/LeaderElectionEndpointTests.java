@@ -201,6 +201,47 @@ class LeaderElectionEndpointTests {
 		assertThat(endpoint.groups().groups()).containsKey("orders");
 	}
 
+	@Test
+	void showsTheSpreadWhileBalancingAndRebalancesOnRequest() {
+		LeaderElectionEngine notBalancing = engine("plain");
+		assertThat(new LeaderElectionEndpoint(notBalancing, null).groups().balance()).isNull();
+		assertThatExceptionOfType(ActionFailedException.class)
+			.isThrownBy(() -> new LeaderElectionEndpoint(notBalancing, null).actOnInstance("rebalance"))
+			.withMessageContaining("Balancing is off");
+		LeaderElectionEngine first = balancing("first");
+		LeaderElectionEngine second = balancing("second");
+		for (LeaderElectionEngine engine : List.of(first, second)) {
+			for (int i = 0; i < 4; i++) {
+				engine.join("group-" + i);
+			}
+		}
+		first.start();
+		second.start();
+		LeaderElectionEndpoint endpoint = new LeaderElectionEndpoint(first, null);
+		await().atMost(TIMEOUT).untilAsserted(() -> {
+			LeaderElectionEndpoint.BalanceDescriptor balance = endpoint.groups().balance();
+			assertThat(balance).isNotNull();
+			assertThat(balance.leadersByCandidate()).containsEntry("first", 2).containsEntry("second", 2);
+			assertThat(balance.spread()).isZero();
+		});
+		ActionDescriptor result = endpoint.actOnInstance("rebalance");
+		assertThat(result.action()).isEqualTo("rebalance");
+		assertThat(result.outcome()).isEqualTo("rebalancing");
+		assertThat(result.group()).isNull();
+		assertThatExceptionOfType(ActionFailedException.class).isThrownBy(() -> endpoint.actOnInstance("shuffle"))
+			.withMessageContaining("use rebalance");
+	}
+
+	private LeaderElectionEngine balancing(String candidateId) {
+		LeaderElectionEngine engine = LeaderElectionEngine.builder(this.store)
+			.candidateId(candidateId)
+			.timing(TIMING)
+			.balance(1, java.util.Map.of())
+			.build();
+		this.engines.add(engine);
+		return engine;
+	}
+
 	private LeaderElectionEngine startedLeader(String candidateId) {
 		LeaderElectionEngine engine = engine(candidateId);
 		LeaderElection orders = engine.join("orders");

@@ -444,7 +444,7 @@ class JdbcBackendConfigurationTests {
 			assertThat(postgresListeners(table)).isZero();
 		}
 		finally {
-			executeOnPostgres("DROP TABLE IF EXISTS " + table);
+			executeOnPostgres("DROP TABLE IF EXISTS " + table + ", " + table + "_candidates");
 		}
 	}
 
@@ -462,7 +462,7 @@ class JdbcBackendConfigurationTests {
 				});
 		}
 		finally {
-			executeOnPostgres("DROP TABLE IF EXISTS " + table);
+			executeOnPostgres("DROP TABLE IF EXISTS " + table + ", " + table + "_candidates");
 		}
 	}
 

@@ -79,7 +79,7 @@ class LeaderElectionEndpointAutoConfigurationTests {
 	void offersWriteOperationsWithUnrestrictedAccess() {
 		this.discoveringContextRunner.withPropertyValues("management.endpoint.leaderelection.access=unrestricted")
 			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder("READ groups", "READ group",
-					"WRITE act"));
+					"WRITE act", "WRITE actOnInstance"));
 	}
 
 	@Test

@@ -71,6 +71,8 @@ class LeaderElectionPropertiesTests {
 					"leader-election.backend", "leader-election.group", "leader-election.candidate-id",
 					"leader-election.lease-duration", "leader-election.renew-deadline", "leader-election.retry-period",
 					"leader-election.release-on-shutdown", "leader-election.shutdown-timeout",
+					"leader-election.balance.enabled", "leader-election.balance.weight",
+					"leader-election.balance.preferred-leaders", "leader-election.partitions",
 					"leader-election.jdbc.table-name", "leader-election.jdbc.initialize-schema",
 					"leader-election.jdbc.notifications", "leader-election.jdbc.fail-fast",
 					"leader-election.jdbc.allow-in-memory-database", "leader-election.redis.key-prefix",

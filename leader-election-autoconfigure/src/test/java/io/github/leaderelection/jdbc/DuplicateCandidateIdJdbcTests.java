@@ -35,6 +35,7 @@ class DuplicateCandidateIdJdbcTests {
 			try (Connection connection = this.dataSource.getConnection();
 					Statement statement = connection.createStatement()) {
 				statement.execute("DROP TABLE IF EXISTS " + this.table);
+				statement.execute("DROP TABLE IF EXISTS " + this.table + "_candidates");
 			}
 		}
 	}

@@ -113,8 +113,11 @@ final class Balancer {
 		}
 	}
 
-	/** One balancing round, on a store thread: announce, then act on the plan. */
-	void round() {
+	/**
+	 * One balancing round, on a store thread: announce, then act on the plan. Rounds run
+	 * one at a time, also when an administrator asks for one.
+	 */
+	synchronized void round() {
 		Map<String, Integer> live;
 		try {
 			live = this.store.keepCandidateAlive(this.self, this.weight, this.engine.timing().leaseDuration(),

@@ -197,6 +197,22 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	}
 
 	/**
+	 * Runs a balancing round now rather than at the next retry period: this instance
+	 * announces itself and hands over what the plan takes from it. The other instances
+	 * follow at their own next round.
+	 * @throws IllegalStateException if this engine does not balance or is not running
+	 */
+	public void rebalance() {
+		Balancer current = this.balancer;
+		if (current == null) {
+			throw new IllegalStateException("Balancing is off (leader-election.balance.enabled): nothing to rebalance");
+		}
+		if (!isRunning() || !executeStoreTask(current::round)) {
+			throw new IllegalStateException("The election engine is not running");
+		}
+	}
+
+	/**
 	 * How many of this engine's groups each live candidate leads, as this engine last
 	 * counted them (once per retry period); empty unless balancing, and until the first
 	 * count. No I/O.

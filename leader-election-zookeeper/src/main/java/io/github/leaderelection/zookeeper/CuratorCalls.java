@@ -92,6 +92,29 @@ final class CuratorCalls {
 	}
 
 	/**
+	 * Creates a node, and its parents if needed.
+	 * @return the answer: OK, or NODEEXISTS
+	 */
+	CuratorEvent createNode(String path, byte[] data, CreateMode mode, long deadline) throws Exception {
+		return call(deadline,
+				(callback) -> this.client.create()
+					.creatingParentsIfNeeded()
+					.withMode(mode)
+					.inBackground(callback)
+					.forPath(path, data),
+				Code.OK, Code.NODEEXISTS);
+	}
+
+	/**
+	 * Deletes a node, any version.
+	 * @return the answer: OK, or NONODE
+	 */
+	CuratorEvent deleteNode(String path, long deadline) throws Exception {
+		return call(deadline, (callback) -> this.client.delete().inBackground(callback).forPath(path), Code.OK,
+				Code.NONODE);
+	}
+
+	/**
 	 * Deletes a node without waiting; if that fails, the node still goes with its
 	 * session.
 	 */
@@ -190,6 +213,10 @@ final class CuratorCalls {
 
 	CuratorOp delete(String path) throws Exception {
 		return this.client.transactionOp().delete().forPath(path);
+	}
+
+	CuratorOp create(String path, byte[] data, CreateMode mode) throws Exception {
+		return this.client.transactionOp().create().withMode(mode).forPath(path, data);
 	}
 
 	/** Whether a transaction failed on a check: somebody changed the group first. */

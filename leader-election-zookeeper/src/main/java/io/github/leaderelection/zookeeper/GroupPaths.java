@@ -1,13 +1,25 @@
 package io.github.leaderelection.zookeeper;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where a store's groups live: {@code <basePath>/<group, percent-encoded>} for a group,
- * its queue nodes below it.
+ * its queue nodes below it; and the live candidates, below
+ * {@code <basePath>/}{@value #CANDIDATES}.
  */
 final class GroupPaths {
+
+	/**
+	 * The node under which the live candidates are listed: a name that no group encodes
+	 * to ({@link #encode} never leaves a '.'), so that a group named "candidates" keeps a
+	 * node of its own.
+	 */
+	static final String CANDIDATES = ".candidates";
 
 	/** Candidate nodes end with ZooKeeper's ten-digit sequence number. */
 	private static final Pattern QUEUE_NODE = Pattern.compile(".*-lease-\\d{10}");
@@ -24,6 +36,15 @@ final class GroupPaths {
 
 	String node(String group, String node) {
 		return group(group) + "/" + node;
+	}
+
+	/** The parent of the live candidates' nodes. */
+	String candidates() {
+		return this.basePath + "/" + CANDIDATES;
+	}
+
+	String candidate(String node) {
+		return candidates() + "/" + node;
 	}
 
 	/** Whether a child of a group node is a candidate's queue node. */
@@ -49,6 +70,41 @@ final class GroupPaths {
 			}
 		}
 		return segment.toString();
+	}
+
+	/**
+	 * The name that {@link #encode} turned into this segment, or null when no name
+	 * encodes to it (a node that this store did not name).
+	 */
+	static @Nullable String decode(String segment) {
+		ByteBuffer bytes = ByteBuffer.allocate(segment.length());
+		for (int i = 0; i < segment.length(); i++) {
+			char c = segment.charAt(i);
+			if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
+				bytes.put((byte) c);
+			}
+			else if (c == '%' && i + 2 < segment.length() && isUpperHex(segment.charAt(i + 1))
+					&& isUpperHex(segment.charAt(i + 2))) {
+				bytes.put((byte) Integer.parseInt(segment.substring(i + 1, i + 3), 16));
+				i += 2;
+			}
+			else {
+				return null;
+			}
+		}
+		try {
+			String name = StandardCharsets.UTF_8.newDecoder().decode(bytes.flip()).toString();
+			// Only the form that encode gives: a lenient decoder would read "%41" as "A",
+			// which is the name of another node.
+			return encode(name).equals(segment) ? name : null;
+		}
+		catch (CharacterCodingException ex) {
+			return null;
+		}
+	}
+
+	private static boolean isUpperHex(char c) {
+		return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F');
 	}
 
 }

@@ -79,6 +79,11 @@ import org.slf4j.LoggerFactory;
  * {@link Renewals}), and {@link #readAll} reads its groups with one read-only
  * multi-operation, as long as the request and its answer fit in half a packet
  * ({@code jute.maxbuffer}); beyond that they take more requests, all sent at once.
+ *
+ * <p>
+ * The list of live candidates that balancing reads ({@link #keepCandidateAlive}) is an
+ * ephemeral node per candidate, which lives as long as the session of the store that
+ * announced it (see {@link LiveCandidates}).
  */
 public class ZookeeperLeaseStore implements LeaseStore {
 
@@ -109,6 +114,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	private final Renewals renewals;
 
 	private final GroupReads reads;
+
+	private final LiveCandidates candidates;
 
 	/** This store's candidates, by group and candidate id. */
 	private final Map<String, Map<String, QueueMember>> members = new ConcurrentHashMap<>();
@@ -155,6 +162,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		this.keepLeadingWhileSuspended = keepLeadingWhileSuspended;
 		this.renewals = new Renewals(this.zookeeper, this.paths);
 		this.reads = new GroupReads(this.zookeeper, this.paths);
+		this.candidates = new LiveCandidates(this.zookeeper, this.paths);
 		client.getConnectionStateListenable().addListener(this.connectionListener);
 	}
 
@@ -419,6 +427,44 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 		released(member, deadline);
 		return true;
+	}
+
+	/**
+	 * Keeps the candidate on the list of live candidates as an ephemeral node of this
+	 * store's session, holding its weight (see {@link LiveCandidates}). The entry lasts
+	 * as long as the session, not {@code ttl}, which is not used: the session is the
+	 * store's judgement of liveness, for candidates as for leases. ZooKeeper ends it a
+	 * session timeout after the client's last contact, by the servers' clock, or at once
+	 * when the client closes; so a crashed candidate stays listed for up to a session
+	 * timeout. One request (a getChildren) while the session and the weight stay the
+	 * same; a write more after a new session or with a new weight.
+	 * @throws LeaderElectionException when the connection is SUSPENDED or LOST (the list
+	 * cannot be read then), or ZooKeeper did not answer within the timeout
+	 * @throws IllegalArgumentException if the candidate id is not valid Unicode
+	 */
+	@Override
+	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		return run("keep candidate '" + candidateId + "' alive", timeout, (deadline) -> {
+			// At once rather than at the timeout: nothing can be listed until the client
+			// is connected again (the entry lives on as long as the session does).
+			requireConnected();
+			return this.candidates.keepAlive(candidateId, weight, deadline);
+		});
+	}
+
+	/**
+	 * Deletes the node that this store created for the candidate in its current session,
+	 * and forgets it. A candidate that this store did not announce is left alone: its
+	 * node goes with the session of the store that did.
+	 */
+	@Override
+	public void removeCandidate(String candidateId, Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		run("remove candidate '" + candidateId + "'", timeout, (deadline) -> {
+			this.candidates.remove(candidateId, deadline);
+			return null;
+		});
 	}
 
 	/**
@@ -697,10 +743,14 @@ public class ZookeeperLeaseStore implements LeaseStore {
 				: this.zookeeper.client().getZookeeperClient().isConnected();
 	}
 
-	private void requireSafeSession(Duration leaseDuration) throws Exception {
+	private void requireConnected() {
 		if (!isConnected()) {
 			throw new LeaderElectionException("Not connected to ZooKeeper (" + this.connection + ")");
 		}
+	}
+
+	private void requireSafeSession(Duration leaseDuration) throws Exception {
+		requireConnected();
 		int sessionTimeout = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
 		if (sessionTimeout < leaseDuration.toMillis()) {
 			throw new IllegalStateException("The ZooKeeper session timeout (" + sessionTimeout + " ms, as negotiated "

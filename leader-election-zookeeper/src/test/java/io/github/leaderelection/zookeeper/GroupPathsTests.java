@@ -25,4 +25,25 @@ class GroupPathsTests {
 		assertThat(GroupPaths.isQueueNode("lease-7")).isFalse();
 	}
 
+	@Test
+	void decodesExactlyTheSegmentsThatEncodeGives() {
+		for (String name : new String[] { "orders-2_b", "a/b", "..", "é %", "", "candidate@1", "😀" }) {
+			assertThat(GroupPaths.decode(GroupPaths.encode(name))).isEqualTo(name);
+		}
+		assertThat(GroupPaths.decode("%41")).as("'A' encodes to itself").isNull();
+		assertThat(GroupPaths.decode("%e9")).as("lower-case hex").isNull();
+		assertThat(GroupPaths.decode("a%2")).isNull();
+		assertThat(GroupPaths.decode("a.b")).isNull();
+		assertThat(GroupPaths.decode("%C3")).as("not UTF-8").isNull();
+	}
+
+	@Test
+	void listsTheLiveCandidatesUnderANodeThatNoGroupHas() {
+		GroupPaths paths = new GroupPaths("/leader-election");
+		assertThat(paths.candidates()).isEqualTo("/leader-election/.candidates");
+		assertThat(paths.candidate("a%2Fb@3")).isEqualTo("/leader-election/.candidates/a%2Fb@3");
+		assertThat(paths.group(".candidates")).isNotEqualTo(paths.candidates());
+		assertThat(paths.group("candidates")).isNotEqualTo(paths.candidates());
+	}
+
 }

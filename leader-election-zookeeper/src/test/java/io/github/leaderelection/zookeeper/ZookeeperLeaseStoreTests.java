@@ -248,6 +248,38 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(read(store, takenBack).term()).isEqualTo(newLease.term());
 	}
 
+	/**
+	 * Overrides the kit's test: an entry lasts as long as its store's session, not its
+	 * time to live, so the short-lived candidate is one whose session ends. It is listed
+	 * past its time to live while the session lives, and not once the session expired.
+	 */
+	@Test
+	@Override
+	protected void listsLiveCandidatesWithTheirWeightsUntilTheirEntriesRunOut() {
+		String a = newGroup();
+		String b = newGroup();
+		String brief = newGroup();
+		LeaseStore store = createStore();
+		assertThat(store.keepCandidateAlive(a, 1, LIVE, TIMEOUT)).containsEntry(a, 1);
+		LeaseStore other = createStore();
+		CuratorFramework briefClient = client(server.getConnectString());
+		store(briefClient).keepCandidateAlive(brief, 1, SHORT, TIMEOUT);
+		await().pollDelay(SHORT.plusMillis(100)).until(() -> true);
+		Map<String, Integer> live = other.keepCandidateAlive(b, 3, LIVE, TIMEOUT);
+		assertThat(live).containsEntry(a, 1).containsEntry(b, 3).containsEntry(brief, 1);
+		expireSession(briefClient);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(store.keepCandidateAlive(a, 2, LIVE, TIMEOUT)).doesNotContainKey(brief)
+				.containsEntry(a, 2)
+				.containsEntry(b, 3));
+		other.removeCandidate(b, TIMEOUT);
+		assertThat(store.keepCandidateAlive(a, 2, LIVE, TIMEOUT)).doesNotContainKey(b).containsKey(a);
+		store.removeCandidate(a, TIMEOUT);
+		store.removeCandidate(newGroup(), TIMEOUT); // unknown: nothing happens
+		assertThat(other.keepCandidateAlive(b, 1, LIVE, TIMEOUT)).doesNotContainKey(a).containsEntry(b, 1);
+		other.removeCandidate(b, TIMEOUT);
+	}
+
 	// ZooKeeper only
 
 	/**
@@ -657,6 +689,19 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 			.isInstanceOf(IllegalArgumentException.class);
 		assertThatThrownBy(() -> createStoreWithIdentifier("/a/..")).hasMessageContaining("must match ^");
 		assertThatThrownBy(() -> createStoreWithIdentifier("/a/")).hasMessageContaining("must match ^");
+	}
+
+	/**
+	 * Expires the client's session, for tests that the kit declares without checked
+	 * exceptions.
+	 */
+	private static void expireSession(CuratorFramework client) {
+		try {
+			ZookeeperTesting.expireSession(client, server.getConnectString());
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	private CuratorFramework client(String connectString) {

@@ -858,13 +858,14 @@ final class GroupElector implements LeaderElection {
 
 	/**
 	 * Whether to leave a lease that is free to take to another candidate for now, as
-	 * balancing asks (see {@link Balancer#holdsBack}): for at most one retry period after
-	 * this elector first saw it free, so that the group is not left without a leader for
-	 * longer than that.
+	 * balancing asks (see {@link Balancer#holdsBack}): only a lease that was released (a
+	 * hand-over), never one that ran out (its holder crashed or was cut off: that is a
+	 * failover, which must not wait), and for at most one retry period after this elector
+	 * first saw it free.
 	 */
 	private boolean heldBackForBalance(@Nullable Lease free) {
 		Balancer balancer = this.engine.balancer();
-		if (balancer == null || (free != null && free.isHeldBy(this.candidateId)) || !balancer.holdsBack(this.group)) {
+		if (balancer == null || free == null || free.holder() != null || !balancer.holdsBack(this.group)) {
 			return false;
 		}
 		synchronized (this) {

@@ -107,7 +107,7 @@ class BalancingTests {
 		long failed = this.time.nanoTime();
 		advanceUntil(() -> ledBy(List.of("a", "b", "c")) == GROUPS);
 		assertThat(Duration.ofNanos(this.time.nanoTime() - failed)).as("failover")
-			.isLessThanOrEqualTo(TIMING.leaseDuration().plus(TIMING.retryPeriod().multipliedBy(2)));
+			.isLessThanOrEqualTo(TIMING.leaseDuration().plus(TIMING.retryPeriod()));
 		advanceUntil(() -> spread(List.of("a", "b", "c")) <= 1);
 		assertThat(d.isRunning()).isTrue();
 		this.candidates.remove("d");

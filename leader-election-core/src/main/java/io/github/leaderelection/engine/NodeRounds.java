@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.ElectionTiming;
@@ -124,23 +125,23 @@ final class NodeRounds {
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
-			renewals.forEach((renewal) -> renewal.elector().roundFailed(ex));
+			eachOnItsOwn(renewals, (renewal) -> renewal.elector().roundFailed(ex));
 			return;
 		}
 		List<GroupElector.RoundRenewal> refused = new ArrayList<>();
-		for (GroupElector.RoundRenewal renewal : renewals) {
+		eachOnItsOwn(renewals, (renewal) -> {
 			if (renewed.contains(renewal.lease().group())) {
 				renewal.renewed();
 			}
 			else if (renewal.refused()) {
 				refused.add(renewal);
 			}
-		}
+		});
 		if (!refused.isEmpty()) {
 			// Why each was refused (forced elsewhere, or lost) is in the lease as it is
 			// now: one read for all of them.
 			Map<String, Lease> now = readQuietly(refused.stream().map((renewal) -> renewal.lease().group()).toList());
-			refused.forEach((renewal) -> renewal.lostAs(now.get(renewal.lease().group())));
+			eachOnItsOwn(refused, (renewal) -> renewal.lostAs(now.get(renewal.lease().group())));
 		}
 	}
 
@@ -184,10 +185,26 @@ final class NodeRounds {
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
-			followers.forEach((elector) -> elector.roundFailed(ex));
+			eachOnItsOwn(followers, (elector) -> elector.roundFailed(ex));
 			return;
 		}
-		followers.forEach((elector) -> elector.readInRound(leases.get(elector.group())));
+		eachOnItsOwn(followers, (elector) -> elector.readInRound(leases.get(elector.group())));
+	}
+
+	/**
+	 * Hands each group its outcome, so that whatever goes wrong with one group's (an
+	 * exception nobody expected) leaves the others' outcomes delivered: a belief that a
+	 * round renewed and nobody was told of would end at its deadline for nothing.
+	 */
+	private static <T> void eachOnItsOwn(List<T> items, Consumer<T> action) {
+		for (T item : items) {
+			try {
+				action.accept(item);
+			}
+			catch (RuntimeException ex) {
+				logger.error("Could not hand a group its part of the round's outcome", ex);
+			}
+		}
 	}
 
 	private static void rethrowIfFatal(Throwable ex) {

@@ -6,10 +6,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -35,18 +39,19 @@ import io.lettuce.core.SocketOptions;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * One candidate of the experiment, run as its own JVM by the harness: it joins one group
- * through the store the harness names (reached through the harness's proxy), and while it
- * believes it leads it performs a leader-only action every 50-100 ms: some work, a check,
- * and a fenced write to a real database table (reached directly). It records everything
- * in its {@link EventLog}.
+ * One candidate of the experiment, run as its own JVM by the harness: it joins the groups
+ * the harness names (one, or many, with balancing or without) through the store the
+ * harness names (reached through the harness's proxy), and while it believes it leads one
+ * or more of them it performs a leader-only action every 50-100 ms in one of those, drawn
+ * at random: some work, a check, and a write to a real database table, fenced by that
+ * group's term (reached through a proxy of its own). It records everything in its
+ * {@link EventLog}.
  *
  * <p>
  * Two ways to believe, as a user would write them: {@code library} asks
@@ -83,8 +88,6 @@ public final class ChaosNode {
 
 	}
 
-	static final String GROUP = "chaos";
-
 	private final Map<String, String> options;
 
 	private final String key;
@@ -97,16 +100,19 @@ public final class ChaosNode {
 
 	private final Object actionMonitor = new Object();
 
-	/** The term the flag says this node leads in, 0 when it does not (flag mode). */
-	private volatile long flagTerm;
+	/**
+	 * By group, the term the flag says this node leads in, absent when it does not (flag
+	 * mode).
+	 */
+	private final Map<String, Long> flagTerms = new ConcurrentHashMap<>();
 
 	private volatile boolean running = true;
 
 	/** While this file exists, the leader-only job ignores revocation (rogue-leader). */
 	private final Path rogueFile;
 
-	/** The last leadership the job saw, which a rogue job goes on acting on. */
-	private volatile @Nullable Leadership lastLeadership;
+	/** By group, the last leadership the job saw, which a rogue job goes on acting on. */
+	private final Map<String, Leadership> lastLeadership = new ConcurrentHashMap<>();
 
 	/** The rate the election clock runs at, set by the harness (skew-leader). */
 	private final Path clockRateFile;
@@ -138,49 +144,66 @@ public final class ChaosNode {
 		String candidateId = this.key + "-" + ProcessHandle.current().pid();
 		this.log.write("node", EventLog.now(), this.key, ProcessHandle.current().pid(), candidateId, this.belief,
 				fencing ? "on" : "off", timing.renewDeadline().toNanos());
-		LeaderElectionEngine engine = LeaderElectionEngine.builder(store)
+		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store)
 			.candidateId(candidateId)
 			.timing(timing)
 			.scheduler(this.scheduler)
 			.shutdownTimeout(Duration.ofSeconds(2))
-			.listener(new Listener())
-			.build();
-		LeaderElection election = engine.join(GROUP);
+			.listener(new Listener());
+		if (Boolean.parseBoolean(option("balance"))) {
+			builder.balance(1, Map.of());
+		}
+		LeaderElectionEngine engine = builder.build();
+		Map<String, LeaderElection> elections = new LinkedHashMap<>();
+		for (String group : option("groups").split(",")) {
+			elections.put(group, engine.join(group));
+		}
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(engine), "chaos-shutdown"));
 		engine.start();
 		this.log.write("ready", EventLog.now());
 		System.out.println("ready");
 		System.out.flush();
-		daemon("chaos-probe", () -> probe(election));
+		List<LeaderElection> all = List.copyOf(elections.values());
+		daemon("chaos-probe", () -> probe(all));
 		daemon("chaos-clock", this::clock);
 		daemon("chaos-clock-rate", this::followClockRate);
-		act(election, table, longOption("action-period-ms"), longOption("work-ms"));
+		act(all, table, longOption("action-period-ms"), longOption("work-ms"));
 	}
 
 	/**
-	 * Samples {@code leadership()} about every millisecond and records each change of the
-	 * term it sees, with the sample before it: the checker's evidence of what
-	 * {@code isLeader()} answered. A pause of more than {@link #STALL_NANOS} between two
-	 * samples is recorded as a stall: the process was not running (collecting garbage, or
-	 * waiting for one of the machine's cores), which the liveness bounds do not count.
+	 * Samples {@code leadership()} of every group about every millisecond and records
+	 * each change of the term it sees, with the sample of that group before it: the
+	 * checker's evidence of what {@code isLeader()} answered. A pause of more than
+	 * {@link #STALL_NANOS} between two sweeps is recorded as a stall: the process was not
+	 * running (collecting garbage, or waiting for one of the machine's cores), which the
+	 * liveness bounds do not count.
 	 */
-	private void probe(LeaderElection election) {
-		long previousTerm = 0;
-		long p0 = EventLog.now();
-		long p1 = p0;
+	private void probe(List<LeaderElection> elections) {
+		int count = elections.size();
+		long[] previousTerm = new long[count];
+		long[] p0 = new long[count];
+		long[] p1 = new long[count];
+		Arrays.fill(p0, EventLog.now());
+		System.arraycopy(p0, 0, p1, 0, count);
+		long sweepEnd = p0[0];
 		while (this.running) {
-			long t0 = EventLog.now();
-			long term = election.leadership().map(Leadership::term).orElse(0L);
-			long t1 = EventLog.now();
-			if (t0 - p1 > STALL_NANOS) {
-				this.log.write("stall", p1, t0);
+			long sweepStart = EventLog.now();
+			if (sweepStart - sweepEnd > STALL_NANOS) {
+				this.log.write("stall", sweepEnd, sweepStart);
 			}
-			if (term != previousTerm) {
-				this.log.write("probe", p0, p1, t0, t1, previousTerm, term);
-				previousTerm = term;
+			for (int i = 0; i < count; i++) {
+				LeaderElection election = elections.get(i);
+				long t0 = EventLog.now();
+				long term = election.leadership().map(Leadership::term).orElse(0L);
+				long t1 = EventLog.now();
+				if (term != previousTerm[i]) {
+					this.log.write("probe", p0[i], p1[i], t0, t1, previousTerm[i], term, election.group());
+					previousTerm[i] = term;
+				}
+				p0[i] = t0;
+				p1[i] = t1;
 			}
-			p0 = t0;
-			p1 = t1;
+			sweepEnd = EventLog.now();
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
 		}
 	}
@@ -223,42 +246,49 @@ public final class ChaosNode {
 	}
 
 	/**
-	 * The leader-only job: a check when it starts, some work, a second check right before
-	 * the write, and the write with the term of the leadership that allowed it.
+	 * The leader-only job: a check when it starts (which groups does this node lead? one
+	 * of them, drawn at random, is the one it acts in), some work, a second check right
+	 * before the write, and the write with the term of the leadership that allowed it.
 	 */
-	private void act(LeaderElection election, FencedTable table, long periodMillis, long workMillis) {
+	private void act(List<LeaderElection> elections, FencedTable table, long periodMillis, long workMillis) {
 		while (this.running) {
 			sleep(ThreadLocalRandom.current().nextLong(periodMillis, 2 * periodMillis + 1));
 			if (this.belief == BeliefMode.LIBRARY) {
-				Optional<Leadership> leadership = election.leadership();
-				leadership.ifPresent((current) -> this.lastLeadership = current);
+				List<Leadership> led = new ArrayList<>();
+				for (LeaderElection election : elections) {
+					election.leadership().ifPresent(led::add);
+				}
+				led.forEach((current) -> this.lastLeadership.put(current.group(), current));
 				if (Files.exists(this.rogueFile)) {
 					actRogue(workMillis, table);
 					continue;
 				}
-				if (leadership.isEmpty()) {
+				if (led.isEmpty()) {
 					continue;
 				}
+				Leadership leadership = led.get(ThreadLocalRandom.current().nextInt(led.size()));
 				synchronized (this.actionMonitor) {
 					work(workMillis);
 					long c0 = EventLog.now();
-					boolean valid = leadership.get().isValid();
+					boolean valid = leadership.isValid();
 					long c1 = EventLog.now();
 					if (valid) {
-						write(table, leadership.get().term(), c0, c1);
+						write(table, leadership.group(), leadership.term(), c0, c1);
 					}
 				}
 			}
 			else {
-				if (this.flagTerm == 0) {
+				List<String> flagged = new ArrayList<>(this.flagTerms.keySet());
+				if (flagged.isEmpty()) {
 					continue;
 				}
+				String group = flagged.get(ThreadLocalRandom.current().nextInt(flagged.size()));
 				work(workMillis);
 				long c0 = EventLog.now();
-				long term = this.flagTerm;
+				Long term = this.flagTerms.get(group);
 				long c1 = EventLog.now();
-				if (term != 0) {
-					write(table, term, c0, c1);
+				if (term != null) {
+					write(table, group, term, c0, c1);
 				}
 			}
 		}
@@ -271,21 +301,22 @@ public final class ChaosNode {
 	 * which the checker holds to the belief.
 	 */
 	private void actRogue(long workMillis, FencedTable table) {
-		Leadership last = this.lastLeadership;
-		if (last == null) {
+		List<Leadership> seen = new ArrayList<>(this.lastLeadership.values());
+		if (seen.isEmpty()) {
 			return;
 		}
+		Leadership last = seen.get(ThreadLocalRandom.current().nextInt(seen.size()));
 		work(workMillis);
 		long w0 = EventLog.now();
-		FencedTable.Outcome outcome = table.write(this.key, last.term());
-		this.log.write("rogue", w0, EventLog.now(), last.term(), outcome);
+		FencedTable.Outcome outcome = table.write(this.key, last.group(), last.term());
+		this.log.write("rogue", w0, EventLog.now(), last.term(), outcome, last.group());
 	}
 
-	private void write(FencedTable table, long term, long c0, long c1) {
+	private void write(FencedTable table, String group, long term, long c0, long c1) {
 		long w0 = EventLog.now();
-		FencedTable.Outcome outcome = table.write(this.key, term);
+		FencedTable.Outcome outcome = table.write(this.key, group, term);
 		long w1 = EventLog.now();
-		this.log.write("action", c0, c1, term, w0, w1, outcome);
+		this.log.write("action", c0, c1, term, w0, w1, outcome, group);
 	}
 
 	private static void work(long workMillis) {
@@ -336,10 +367,9 @@ public final class ChaosNode {
 			// The time is read before the flag is set and written before it is, so it
 			// bounds the
 			// flag's belief from below even if the node dies in between.
-			ChaosNode.this.log.write("granted", EventLog.now(), leadership.term());
-			ChaosNode.this.flagTerm = leadership.term();
-			System.out.println("leader " + leadership.term());
-			System.out.flush();
+			ChaosNode.this.log.write("granted", EventLog.now(), leadership.term(), leadership.group());
+			ChaosNode.this.flagTerms.put(leadership.group(), leadership.term());
+			announce("leader " + leadership.term() + " " + leadership.group());
 		}
 
 		@Override
@@ -349,15 +379,22 @@ public final class ChaosNode {
 				// revocation is done, so
 				// that a shutdown releases the lease only after it.
 				synchronized (ChaosNode.this.actionMonitor) {
-					ChaosNode.this.flagTerm = 0;
+					ChaosNode.this.flagTerms.remove(leadership.group(), leadership.term());
 				}
 			}
 			else {
-				ChaosNode.this.flagTerm = 0;
+				ChaosNode.this.flagTerms.remove(leadership.group(), leadership.term());
 			}
-			ChaosNode.this.log.write("revoked", EventLog.now(), leadership.term(), reason);
-			System.out.println("follower " + leadership.term());
-			System.out.flush();
+			ChaosNode.this.log.write("revoked", EventLog.now(), leadership.term(), reason, leadership.group());
+			announce("follower " + leadership.term() + " " + leadership.group());
+		}
+
+		/** One line at a time: the listener's threads deliver several groups at once. */
+		private void announce(String line) {
+			synchronized (System.out) {
+				System.out.println(line);
+				System.out.flush();
+			}
 		}
 
 	}

@@ -41,6 +41,13 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * The faults come from a shuffled deck of all the enabled types, reshuffled when empty,
  * so every type comes up equally often; the seed fixes the sequence and every duration,
  * offset and target choice (which process leads at a given moment is up to the election).
+ *
+ * <p>
+ * With several groups every node joins them all (and with balancing spreads their
+ * leadership over the live candidates, so that each node leads some). A fault aimed at
+ * "the leader" is aimed at the leader of a group drawn at random among those with one; a
+ * "follower" is then any other node, which may well lead other groups. Between faults the
+ * run waits until every group has a leader.
  */
 final class ChaosRun {
 
@@ -118,7 +125,8 @@ final class ChaosRun {
 						this.settings.backend(), this.settings.seed(), this.settings.belief(),
 						this.settings.fencing() ? "on" : "off", this.settings.longest().leaseDuration().toNanos(),
 						this.settings.longest().renewDeadline().toNanos(),
-						this.settings.longest().retryPeriod().toNanos());
+						this.settings.longest().retryPeriod().toNanos(), this.settings.groups(),
+						this.settings.balance() ? "balanced" : "unbalanced");
 				for (int i = 0; i < this.nodes.length; i++) {
 					this.proxies.add(new TcpProxy(this.store.port()));
 					this.fenceProxies.add(new TcpProxy(this.fenceDatabase.port()));
@@ -361,15 +369,17 @@ final class ChaosRun {
 	}
 
 	/**
-	 * Waits until a leader is known and, for a few seconds at most, until every node runs
-	 * its election again, then lets the election run a little. Faults thus usually hit a
-	 * full cluster one at a time, so that a failover measures the election rather than
-	 * how long a restarted JVM takes to start; on a busy machine, where that takes much
-	 * longer, the run goes on without it.
+	 * Waits until a leader is known (with several groups, a leader of every group) and,
+	 * for a few seconds at most, until every node runs its election again, then lets the
+	 * election run a little. Faults thus usually hit a full cluster one at a time, so
+	 * that a failover measures the election rather than how long a restarted JVM takes to
+	 * start; on a busy machine, where that takes much longer, the run goes on without it.
 	 */
 	private void settle() {
 		awaitReady(READY_WAIT);
-		if (awaitLeader(LEADER_WAIT).isEmpty()) {
+		boolean led = (this.settings.groups() > 1) ? awaitEveryGroupLed(LEADER_WAIT)
+				: awaitLeader(LEADER_WAIT).isPresent();
+		if (!led) {
 			this.log.write("skipped", EventLog.now(), "settle", "no-leader");
 		}
 		sleep(150 + this.random.nextInt(250));
@@ -392,20 +402,47 @@ final class ChaosRun {
 	}
 
 	/**
-	 * The running node that announced the highest term and has not announced its
-	 * revocation.
+	 * The leader a fault targets: the running node that announced the highest term of a
+	 * group and has not announced its revocation; with several groups, of a group drawn
+	 * at random among those with such a node.
 	 */
 	private Optional<NodeProcess> awaitLeader(Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (true) {
-			Optional<NodeProcess> leader = Stream.of(this.nodes)
-				.filter((node) -> node != null && node.isAnnouncedLeader())
-				.max(Comparator.comparingLong(NodeProcess::announcedTerm));
-			if (leader.isPresent() || System.nanoTime() - deadline > 0) {
-				return leader;
+			List<String> led = this.settings.groupNames()
+				.stream()
+				.filter((group) -> leaderOf(group).isPresent())
+				.toList();
+			if (!led.isEmpty()) {
+				String group = (this.settings.groups() > 1) ? led.get(this.random.nextInt(led.size())) : led.get(0);
+				Optional<NodeProcess> leader = leaderOf(group);
+				if (leader.isPresent()) {
+					return leader;
+				}
+			}
+			if (System.nanoTime() - deadline > 0) {
+				return Optional.empty();
 			}
 			sleep(20);
 		}
+	}
+
+	/** Waits until every group has a leader that announced itself. */
+	private boolean awaitEveryGroupLed(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!this.settings.groupNames().stream().allMatch((group) -> leaderOf(group).isPresent())) {
+			if (System.nanoTime() - deadline > 0) {
+				return false;
+			}
+			sleep(20);
+		}
+		return true;
+	}
+
+	private Optional<NodeProcess> leaderOf(String group) {
+		return Stream.of(this.nodes)
+			.filter((node) -> node != null && node.announcedTerm(group).isPresent())
+			.max(Comparator.comparingLong((node) -> node.announcedTerm(group).orElse(0L)));
 	}
 
 	// Nodes
@@ -432,6 +469,8 @@ final class ChaosRun {
 		// A ZooKeeper lease lasts as long as the session, which must be at least the
 		// lease duration.
 		options.put("session-ms", Long.toString(zookeeperSessionTimeout(timing).toMillis()));
+		options.put("groups", String.join(",", this.settings.groupNames()));
+		options.put("balance", Boolean.toString(this.settings.balance()));
 		options.put("belief", this.settings.belief().toString());
 		options.put("fencing", Boolean.toString(this.settings.fencing()));
 		options.put("action-period-ms", "50");
@@ -555,7 +594,7 @@ final class ChaosRun {
 			this.fenceDatabase = new MariaDbServer(this.directory.resolve("fence-database"));
 			this.fenceDatabase.start();
 		}
-		FencedTable.create(this.fenceDatabase.jdbcUrl(), this.fenceDatabase.jdbcUser());
+		FencedTable.create(this.fenceDatabase.jdbcUrl(), this.fenceDatabase.jdbcUser(), this.settings.groupNames());
 	}
 
 	private void recordWrites() {
@@ -568,7 +607,7 @@ final class ChaosRun {
 			}
 			for (FencedTable.Write write : FencedTable.readWrites(this.fenceDatabase.jdbcUrl(),
 					this.fenceDatabase.jdbcUser())) {
-				this.log.write("write", write.id(), write.nodeKey(), write.term());
+				this.log.write("write", write.id(), write.nodeKey(), write.term(), write.group());
 			}
 		}
 		catch (Exception ex) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
@@ -29,11 +30,17 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
  * @param belief how the nodes decide that they lead
  * @param fencing whether writes carry their term to a fence
  * @param clockRates the rates {@code skew-leader} draws from for the leader's clock
+ * @param groups how many groups every node joins (1: the group {@value #GROUP})
+ * @param balance whether the nodes spread leadership over the live candidates
+ * ({@code LeaderElectionEngine.Builder.balance}, weight 1, no preferred leaders)
  * @param output the directory of runs and summaries
  */
 record ChaosSettings(String name, Backend backend, long seed, Duration duration, int faults, int nodes,
 		List<ElectionTiming> timings, Set<FaultType> faultTypes, BeliefMode belief, boolean fencing,
-		ClockRates clockRates, Path output) {
+		ClockRates clockRates, int groups, boolean balance, Path output) {
+
+	/** The one group of a run with one group, and the prefix of the groups of others. */
+	static final String GROUP = "chaos";
 
 	/**
 	 * Lease 2 s, renew deadline 1.5 s, retry 400 ms: a fault cycle takes a few seconds.
@@ -64,6 +71,9 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 		if (timings.size() != nodes) {
 			throw new IllegalArgumentException(timings.size() + " timings for " + nodes + " nodes");
 		}
+		if (groups < 1) {
+			throw new IllegalArgumentException("A run needs at least 1 group, not " + groups);
+		}
 	}
 
 	/**
@@ -72,7 +82,8 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	 */
 	static ChaosSettings safe(Backend backend, long seed, Duration duration, int faults, Path output) {
 		return new ChaosSettings(backend.id(), backend, seed, duration, faults, 3, mixedTimings(3),
-				EnumSet.allOf(FaultType.class), BeliefMode.LIBRARY, true, ClockRates.withinMargin(TIMING), output);
+				EnumSet.allOf(FaultType.class), BeliefMode.LIBRARY, true, ClockRates.withinMargin(TIMING), 1, false,
+				output);
 	}
 
 	/**
@@ -82,7 +93,7 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	static ChaosSettings control(Backend backend, long seed, int faults, Path output) {
 		return new ChaosSettings("control-" + backend.id(), backend, seed, null, faults, 3,
 				Collections.nCopies(3, TIMING), EnumSet.of(FaultType.STOP_LEADER), BeliefMode.FLAG, false,
-				ClockRates.withinMargin(TIMING), output);
+				ClockRates.withinMargin(TIMING), 1, false, output);
 	}
 
 	/**
@@ -92,19 +103,49 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	static ChaosSettings clockControl(Backend backend, long seed, int faults, Path output) {
 		return new ChaosSettings("clock-control-" + backend.id(), backend, seed, null, faults, 3,
 				Collections.nCopies(3, TIMING), EnumSet.of(FaultType.SKEW_LEADER), BeliefMode.LIBRARY, true,
-				new ClockRates(0.5, 0.5), output);
+				new ClockRates(0.5, 0.5), 1, false, output);
 	}
 
 	/** These settings with only some of their faults. */
 	ChaosSettings withFaultTypes(Set<FaultType> only) {
 		return new ChaosSettings(this.name, this.backend, this.seed, this.duration, this.faults, this.nodes,
-				this.timings, only, this.belief, this.fencing, this.clockRates, this.output);
+				this.timings, only, this.belief, this.fencing, this.clockRates, this.groups, this.balance, this.output);
 	}
 
 	/** These settings with other timings. */
 	ChaosSettings withTimings(List<ElectionTiming> other) {
 		return new ChaosSettings(this.name, this.backend, this.seed, this.duration, this.faults, this.nodes, other,
-				this.faultTypes, this.belief, this.fencing, this.clockRates, this.output);
+				this.faultTypes, this.belief, this.fencing, this.clockRates, this.groups, this.balance, this.output);
+	}
+
+	/**
+	 * These settings with every node in {@code count} groups, spreading their leadership
+	 * over the live candidates or not. A run with more than one group, or with balancing,
+	 * is named apart ({@code <name>-<count>-groups}, {@code -balanced}), so that its
+	 * records and summary do not replace the one-group run's.
+	 */
+	ChaosSettings withGroups(int count, boolean balanced) {
+		String base = this.name;
+		if (this.groups > 1 || this.balance) {
+			base = base.replaceFirst("(-\\d+-groups)?(-balanced)?$", "");
+		}
+		String named = base + ((count > 1) ? "-" + count + "-groups" : "") + (balanced ? "-balanced" : "");
+		return new ChaosSettings(named, this.backend, this.seed, this.duration, this.faults, this.nodes, this.timings,
+				this.faultTypes, this.belief, this.fencing, this.clockRates, count, balanced, this.output);
+	}
+
+	/**
+	 * The groups every node joins: {@value #GROUP} alone, or {@code chaos-00},
+	 * {@code chaos-01} and so on.
+	 */
+	List<String> groupNames() {
+		if (this.groups == 1) {
+			return List.of(GROUP);
+		}
+		int digits = Integer.toString(this.groups - 1).length();
+		return IntStream.range(0, this.groups)
+			.mapToObj((index) -> GROUP + "-" + String.format(Locale.ROOT, "%0" + digits + "d", index))
+			.toList();
 	}
 
 	static List<ElectionTiming> mixedTimings(int nodes) {

@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
  * @param unexpectedExits node processes that exited by themselves
  * @param processes node processes started (each restart is a new one)
  * @param beliefIntervals beliefs checked
- * @param overlaps pairs of beliefs of different processes that overlap
+ * @param overlaps pairs of beliefs of different processes in one group that overlap
  * @param overlapMillis time during which two or more processes believed
  * @param actionsOutsideBelief actions whose allowing check lies outside every belief of
  * its process and term
@@ -37,18 +37,19 @@ import java.util.stream.Collectors;
  * @param actionErrors actions whose write failed (database unreachable)
  * @param rowsWritten rows in the protected table after the run
  * @param failoverMillis per fault type, the time from the fault to the next belief when
- * leadership was lost (0 when it survived)
+ * leadership was lost (0 when it survived); with several groups, of the group that took
+ * longest
  * @param leaderAvailability share of time, from the first belief to the end of the
  * faults, with a believer (an upper estimate: the intervals are upper bounds of the
- * beliefs)
- * @param longestLeaderlessMillis the longest time without a believer
+ * beliefs); with several groups, their mean
+ * @param longestLeaderlessMillis the longest time without a believer in any group
  * @param eventOverlaps overlaps of what nodes that trusted their granted and revoked
  * events would have believed
  * @param eventOverlapMillis time of those overlaps
  * @param maxClockOffsetSeconds the largest wall-clock offset a node recorded (shows the
  * clock jumps took effect)
- * @param leaderless every interval without a believer, from the run's start, with the
- * fault it is charged to and its bound (see {@link Liveness})
+ * @param leaderless every interval without a believer in a group, from the run's start,
+ * with the fault it is charged to and its bound (see {@link Liveness})
  * @param bounds the liveness bounds of this run's timing and store
  * @param writesHeldUp writes of nodes whose links worked that took longer than
  * {@link FencedTable#HOLD_UP_BOUND}: a lock held by a writer that went quiet was not
@@ -58,6 +59,8 @@ import java.util.stream.Collectors;
  * accepted one whose term is below an earlier accepted write's counts in
  * {@code staleWritesAccepted}
  * @param rogueWritesRefused those the fence refused
+ * @param handOvers beliefs that balancing ended to hand their group to another candidate
+ * ({@code REBALANCED})
  */
 record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, Integer> faults, int faultsSkipped,
 		int unexpectedExits, int processes, int beliefIntervals, long overlaps, double overlapMillis,
@@ -66,7 +69,7 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		long rowsWritten, Map<String, List<Double>> failoverMillis, double leaderAvailability,
 		double longestLeaderlessMillis, long eventOverlaps, double eventOverlapMillis, double maxClockOffsetSeconds,
 		List<Liveness.Gap> leaderless, Liveness.Bounds bounds, long writesHeldUp, double longestWriteMillis,
-		long rogueWrites, long rogueWritesRefused) {
+		long rogueWrites, long rogueWritesRefused, long handOvers) {
 
 	int faultCount() {
 		return this.faults.values().stream().mapToInt(Integer::intValue).sum();
@@ -116,8 +119,8 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 	}
 
 	private String describe(Liveness.Gap gap) {
-		return String.format(Locale.ROOT, "%.0f ms after %s at %.1f s (%.0f ms over, %.0f ms of stall allowed)",
-				gap.nanos() / 1e6, gap.cause(), gap.start() / 1e9, (gap.end() - gap.deadline()) / 1e6,
+		return String.format(Locale.ROOT, "%.0f ms after %s at %.1f s in %s (%.0f ms over, %.0f ms of stall allowed)",
+				gap.nanos() / 1e6, gap.cause(), gap.start() / 1e9, gap.group(), (gap.end() - gap.deadline()) / 1e6,
 				gap.stall() / 1e6);
 	}
 
@@ -128,6 +131,8 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "seed", this.settings.seed());
 		field(json, "durationSeconds", format(this.durationSeconds));
 		field(json, "nodes", this.settings.nodes());
+		field(json, "groups", this.settings.groups());
+		field(json, "balance", this.settings.balance());
 		field(json, "timings",
 				this.settings.timings()
 					.stream()
@@ -154,6 +159,7 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "actionsOutsideBelief", this.actionsOutsideBelief);
 		field(json, "unexplainedBeliefs", this.unexplainedBeliefs);
 		field(json, "beliefRevivals", this.beliefRevivals);
+		field(json, "handOvers", this.handOvers);
 		field(json, "termRegressions", this.termRegressions);
 		field(json, "staleWritesRefused", this.staleWritesRefused);
 		field(json, "staleWritesAccepted", this.staleWritesAccepted);
@@ -175,17 +181,20 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "maxClockOffsetSeconds", format(this.maxClockOffsetSeconds));
 		field(json, "writesHeldUp", this.writesHeldUp);
 		field(json, "longestWriteMillis", format(this.longestWriteMillis));
-		field(json, "livenessBounds",
-				"{\"crashMillis\": " + this.bounds.crash() / 1_000_000 + ", \"gracefulMillis\": "
-						+ this.bounds.graceful() / 1_000_000 + ", \"otherFaultMillis\": "
-						+ this.bounds.workingLink() / 1_000_000 + "}");
-		field(json, "leaderless", this.leaderless.stream()
-			.map((gap) -> String.format(Locale.ROOT,
-					"{\"atSeconds\": %.3f, \"millis\": %.1f, \"cause\": %s, \"boundMillis\": %.1f, "
-							+ "\"stallMillis\": %.1f, \"withinBound\": %s}",
-					gap.start() / 1e9, gap.nanos() / 1e6, quote(gap.cause()), (gap.deadline() - gap.start()) / 1e6,
-					gap.stall() / 1e6, gap.withinBound()))
-			.collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]")));
+		field(json, "livenessBounds", "{\"crashMillis\": " + this.bounds.crash() / 1_000_000 + ", \"gracefulMillis\": "
+				+ this.bounds.graceful() / 1_000_000 + ", \"otherFaultMillis\": "
+				+ this.bounds.workingLink() / 1_000_000 + ", \"handOverMillis\": " + this.bounds.handOver() / 1_000_000
+				+ ", \"balanceHoldBackMillis\": " + this.bounds.holdBack() / 1_000_000 + "}");
+		field(json, "leaderless",
+				this.leaderless.stream()
+					.map((gap) -> String.format(Locale.ROOT,
+							"{\"group\": %s, \"atSeconds\": %.3f, \"millis\": %.1f, \"cause\": %s, "
+									+ "\"boundMillis\": %.1f, \"stallMillis\": %.1f, \"withinBound\": %s%s}",
+							quote(gap.group()), gap.start() / 1e9, gap.nanos() / 1e6, quote(gap.cause()),
+							(gap.deadline() - gap.start()) / 1e6, gap.stall() / 1e6, gap.withinBound(),
+							gap.begunByHandOver() ? String.format(Locale.ROOT, ", \"handOverBoundMillis\": %.1f",
+									(gap.handOverDeadline() - gap.start()) / 1e6) : ""))
+					.collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]")));
 		json.append("  \"passed\": ").append(passed()).append("\n}\n");
 		return json.toString();
 	}
@@ -193,10 +202,10 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 	String table() {
 		StringBuilder table = new StringBuilder();
 		table.append(String.format(Locale.ROOT,
-				"Chaos run '%s': %s, seed %d, %.0f s, %d faults, %d nodes (lease/renew deadline/retry %s ms), "
-						+ "skewed clocks at %.2f-%.2f, belief %s, fencing %s%n",
+				"Chaos run '%s': %s, seed %d, %.0f s, %d faults, %d nodes in %d group(s)%s (lease/renew deadline/retry "
+						+ "%s ms), skewed clocks at %.2f-%.2f, belief %s, fencing %s%n",
 				this.settings.name(), this.settings.backend(), this.settings.seed(), this.durationSeconds, faultCount(),
-				this.settings.nodes(),
+				this.settings.nodes(), this.settings.groups(), this.settings.balance() ? ", balanced" : "",
 				this.settings.timings()
 					.stream()
 					.map((timing) -> timing.leaseDuration().toMillis() + "/" + timing.renewDeadline().toMillis() + "/"
@@ -218,6 +227,9 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		row(table, "leader availability", String.format(Locale.ROOT, "%.1f %% (longest gap %s ms)",
 				100 * this.leaderAvailability, format(this.longestLeaderlessMillis)));
 		row(table, "leaderless intervals", leaderlessSummary());
+		if (this.settings.balance()) {
+			row(table, "hand-overs", handOverSummary());
+		}
 		row(table, "liveness bounds", this.bounds.describe());
 		row(table, "stall allowance", stallSummary());
 		row(table, "event-trusting overlaps", this.eventOverlaps + " (" + format(this.eventOverlapMillis) + " ms)");
@@ -241,9 +253,37 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		Liveness.Gap longest = this.leaderless.stream()
 			.max(Comparator.comparingLong(Liveness.Gap::nanos))
 			.orElseThrow();
-		return String.format(Locale.ROOT, "%d, %d past their bound (longest %.0f ms, after %s, bound %.0f ms)",
+		Liveness.Gap closest = this.leaderless.stream()
+			.max(Comparator.comparingDouble((gap) -> (double) gap.nanos() / Math.max(1, gap.deadline() - gap.start())))
+			.orElseThrow();
+		return String.format(Locale.ROOT,
+				"%d, %d past their bound (longest %.0f ms, after %s, bound %.0f ms; closest to its bound %.0f of "
+						+ "%.0f ms, after %s)",
 				this.leaderless.size(), lateGaps().size(), longest.nanos() / 1e6, longest.cause(),
-				(longest.deadline() - longest.start()) / 1e6);
+				(longest.deadline() - longest.start()) / 1e6, closest.nanos() / 1e6,
+				(closest.deadline() - closest.start()) / 1e6, closest.cause());
+	}
+
+	/**
+	 * Hand-overs, and the intervals without a leader they began: how many, how many
+	 * outlasted the hand-over's own bound (a fault under way may allow them longer), and
+	 * the longest against that bound.
+	 */
+	private String handOverSummary() {
+		List<Liveness.Gap> gaps = handOverGaps();
+		String text = this.handOvers + " (" + gaps.size() + " began an interval without a leader";
+		if (gaps.isEmpty()) {
+			return text + ")";
+		}
+		Liveness.Gap longest = gaps.stream().max(Comparator.comparingLong(Liveness.Gap::nanos)).orElseThrow();
+		return text + String.format(Locale.ROOT, ", %d past the hand-over bound; longest %.0f ms, its bound %.0f ms)",
+				gaps.stream().filter((gap) -> !gap.withinHandOverBound()).count(), longest.nanos() / 1e6,
+				(longest.handOverDeadline() - longest.start()) / 1e6);
+	}
+
+	/** The intervals without a leader that a hand-over began. */
+	List<Liveness.Gap> handOverGaps() {
+		return this.leaderless.stream().filter(Liveness.Gap::begunByHandOver).toList();
 	}
 
 	/** How much of the bounds went to stalls of the processes that took over. */

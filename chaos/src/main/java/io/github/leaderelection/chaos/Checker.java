@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
+import io.github.leaderelection.RevocationReason;
 import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
 
 /**
@@ -61,14 +62,25 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
  * started again is a new process with a new candidate id): {@code overlaps} is the number
  * of overlapping pairs, {@code overlapMillis} the time during which two or more processes
  * believed.
+ *
+ * <h2>Several groups</h2>
+ *
+ * Every record about an election names its group, and each group is judged on its own,
+ * exactly as the one group of a run with one group: its intervals (by process, group and
+ * term), its overlaps, its terms (each group counts its own), its actions against its
+ * intervals, its accepted writes against its fence, its intervals without a leader. The
+ * counts of the summary add the groups up; availability is their mean, the longest
+ * leaderless time their maximum. A renewal in a batch is recorded as a renewal of each of
+ * its leases, all started when the batch started (the engine counts every belief the
+ * batch extends from before that).
  */
 final class Checker {
 
 	private Checker() {
 	}
 
-	/** One belief of one process, with its bounds. */
-	record Interval(String key, long term, long start, long end) {
+	/** One belief of one process in one group, with its bounds. */
+	record Interval(String key, String group, long term, long start, long end) {
 	}
 
 	static ChaosSummary check(Path directory, ChaosSettings settings) throws IOException {
@@ -92,29 +104,8 @@ final class Checker {
 		/** When its election started: from then on it can take over. */
 		long ready = Long.MAX_VALUE;
 
-		final List<long[]> acquires = new ArrayList<>(); // entry, exit, term, activeIn
-
-		final Map<Long, long[]> renewsByEntry = new HashMap<>(); // entry -> term,
-																	// outcome(1 ok, 0 no,
-																	// -1 unknown, -2
-																	// error)
-
-		final Map<Long, Long> granted = new HashMap<>(); // term -> first granted time
-
-		final Map<Long, Long> revoked = new HashMap<>(); // term -> first revoked time
-
-		final Map<Long, Long> released = new HashMap<>(); // term -> first release call
-
-		final List<Long> releaseEnds = new ArrayList<>(); // releases that returned
-
-		final List<long[]> probes = new ArrayList<>(); // p0, p1, t0, t1, from, to
-
-		final List<long[]> rogueWrites = new ArrayList<>(); // w0, w1, term, outcome (1
-															// accepted, 0 refused, -1
-															// error)
-
-		final List<long[]> actions = new ArrayList<>(); // c0, c1, term, w0, w1, outcome(1
-														// accepted, 0 refused, -1 error)
+		/** Its records about each group's election, by group. */
+		final Map<String, GroupRecords> groups = new TreeMap<>();
 
 		final List<long[]> clocks = new ArrayList<>(); // t, wall
 
@@ -125,6 +116,10 @@ final class Checker {
 
 		Incarnation(String key) {
 			this.key = key;
+		}
+
+		GroupRecords group(String group) {
+			return this.groups.computeIfAbsent(group, (name) -> new GroupRecords());
 		}
 
 		/**
@@ -151,6 +146,39 @@ final class Checker {
 
 	}
 
+	/** The records of one process about one group's election. */
+	static final class GroupRecords {
+
+		final List<long[]> acquires = new ArrayList<>(); // entry, exit, term, activeIn
+
+		/**
+		 * entry -> term, outcome (1 ok, 0 no, -1 unknown, -2 error); a batch renews a
+		 * group's lease once, so the entries of a group are distinct.
+		 */
+		final Map<Long, long[]> renewsByEntry = new HashMap<>();
+
+		final Map<Long, Long> granted = new HashMap<>(); // term -> first granted time
+
+		final Map<Long, Long> revoked = new HashMap<>(); // term -> first revoked time
+
+		final Map<Long, String> revocationReasons = new HashMap<>(); // term -> reason
+
+		final Map<Long, Long> released = new HashMap<>(); // term -> first release call
+
+		final List<long[]> releaseEnds = new ArrayList<>(); // t, term: releases that
+															// returned
+
+		final List<long[]> probes = new ArrayList<>(); // p0, p1, t0, t1, from, to
+
+		final List<long[]> rogueWrites = new ArrayList<>(); // w0, w1, term, outcome (1
+															// accepted, 0 refused, -1
+															// error)
+
+		final List<long[]> actions = new ArrayList<>(); // c0, c1, term, w0, w1, outcome(1
+														// accepted, 0 refused, -1 error)
+
+	}
+
 	/** All the records of a run. */
 	static final class Run {
 
@@ -164,7 +192,8 @@ final class Checker {
 
 		final List<String[]> faults = new ArrayList<>(); // type, t0, t1, target, detail
 
-		final List<long[]> writes = new ArrayList<>(); // id, term
+		/** Accepted writes, by group: id, term. */
+		final Map<String, List<long[]>> writes = new TreeMap<>();
 
 		int skipped;
 
@@ -196,6 +225,8 @@ final class Checker {
 					continue; // a line cut by kill -9 cannot happen (one write each), but
 								// be lenient
 				}
+				String group = EventLog.groupOf(f);
+				GroupRecords records = (group != null) ? node.group(group) : null;
 				switch (f[0]) {
 					case "node" -> {
 						node.belief = BeliefMode.of(f[5]);
@@ -203,26 +234,29 @@ final class Checker {
 					}
 					case "acquire" -> {
 						if (f[3].equals("taken")) {
-							node.acquires.add(new long[] { l(f[1]), l(f[2]), l(f[4]), l(f[5]) });
+							records.acquires.add(new long[] { l(f[1]), l(f[2]), l(f[4]), l(f[5]) });
 						}
 					}
-					case "renew-start" -> node.renewsByEntry.putIfAbsent(l(f[1]), new long[] { l(f[2]), -1 });
-					case "renew-end" -> node.renewsByEntry.put(l(f[1]),
+					case "renew-start" -> records.renewsByEntry.putIfAbsent(l(f[1]), new long[] { l(f[2]), -1 });
+					case "renew-end" -> records.renewsByEntry.put(l(f[1]),
 							new long[] { l(f[3]), f[4].equals("true") ? 1 : f[4].equals("false") ? 0 : -2 });
-					case "granted" -> node.granted.putIfAbsent(l(f[2]), l(f[1]));
-					case "revoked" -> node.revoked.putIfAbsent(l(f[2]), l(f[1]));
-					case "release" -> node.released.putIfAbsent(l(f[2]), l(f[1]));
+					case "granted" -> records.granted.putIfAbsent(l(f[2]), l(f[1]));
+					case "revoked" -> {
+						records.revoked.putIfAbsent(l(f[2]), l(f[1]));
+						records.revocationReasons.putIfAbsent(l(f[2]), f[3]);
+					}
+					case "release" -> records.released.putIfAbsent(l(f[2]), l(f[1]));
+					case "release-end" -> records.releaseEnds.add(new long[] { l(f[1]), l(f[2]) });
 					case "probe" ->
-						node.probes.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]), l(f[6]) });
-					case "action" -> node.actions.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]),
+						records.probes.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]), l(f[6]) });
+					case "action" -> records.actions.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]),
 							f[6].equals("accepted") ? 1 : f[6].equals("refused") ? 0 : -1 });
-					case "rogue" -> node.rogueWrites.add(new long[] { l(f[1]), l(f[2]), l(f[3]),
+					case "rogue" -> records.rogueWrites.add(new long[] { l(f[1]), l(f[2]), l(f[3]),
 							f[4].equals("accepted") ? 1 : f[4].equals("refused") ? 0 : -1 });
 					case "clock" -> node.clocks.add(new long[] { l(f[1]), l(f[2]) });
 					case "stall" -> node.stalls.add(new long[] { l(f[1]), l(f[2]) });
 					case "rate" -> node.clockRates.put(l(f[1]), Double.parseDouble(f[2]));
 					case "ready" -> node.ready = Math.min(node.ready, l(f[1]));
-					case "release-end" -> node.releaseEnds.add(l(f[1]));
 					default -> {
 						// exit and future records
 					}
@@ -248,7 +282,8 @@ final class Checker {
 					case "fault" -> this.faults.add(new String[] { f[1], f[2], f[3], f[4], f[5] });
 					case "skipped" -> this.skipped++;
 					case "end" -> this.end = l(f[1]);
-					case "write" -> this.writes.add(new long[] { l(f[1]), l(f[3]) });
+					case "write" -> this.writes.computeIfAbsent(EventLog.groupOf(f), (group) -> new ArrayList<>())
+						.add(new long[] { l(f[1]), l(f[3]) });
 					default -> {
 						// spawn: nothing to check
 					}
@@ -273,17 +308,20 @@ final class Checker {
 
 		private final ChaosSettings settings;
 
-		private final List<Interval> intervals = new ArrayList<>();
+		/** By group, its belief intervals, sorted by start. */
+		private final Map<String, List<Interval>> intervals = new TreeMap<>();
 
-		private final List<Interval> eventIntervals = new ArrayList<>();
+		/** By group, what processes that trusted their events would have believed. */
+		private final Map<String, List<Interval>> eventIntervals = new TreeMap<>();
 
-		private final Map<String, Map<Long, Interval>> byKeyAndTerm = new HashMap<>();
+		/** By process and group, then term. */
+		private final Map<String, Map<Long, Interval>> byKeyGroupAndTerm = new HashMap<>();
 
-		/** For the start of each belief interval, the duration of its acquire call. */
-		private final Map<Long, Long> acquireRoundTrips = new HashMap<>();
+		/** For each belief interval, the duration of its acquire call. */
+		private final Map<Interval, Long> acquireRoundTrips = new HashMap<>();
 
-		/** The process of each belief interval, by its start. */
-		private final Map<Long, String> believers = new HashMap<>();
+		/** By group, its hand-overs (see {@link Liveness.Fault}). */
+		private final Map<String, List<Liveness.Fault>> handOvers = new TreeMap<>();
 
 		private long unexplainedBeliefs;
 
@@ -293,23 +331,26 @@ final class Checker {
 			this.run = run;
 			this.settings = settings;
 			for (Incarnation node : run.incarnations.values()) {
-				if (node.belief == BeliefMode.LIBRARY) {
-					libraryIntervals(node);
-				}
-				else {
-					this.intervals.addAll(eventIntervals(node));
-				}
-				this.eventIntervals.addAll(eventIntervals(node));
+				node.groups.forEach((group, records) -> {
+					List<Interval> own = (node.belief == BeliefMode.LIBRARY) ? libraryIntervals(node, group, records)
+							: eventIntervals(node, group, records);
+					this.intervals.computeIfAbsent(group, (name) -> new ArrayList<>()).addAll(own);
+					this.eventIntervals.computeIfAbsent(group, (name) -> new ArrayList<>())
+						.addAll(eventIntervals(node, group, records));
+				});
 			}
-			this.intervals.sort(Comparator.comparingLong(Interval::start));
-			for (Interval interval : this.intervals) {
-				this.byKeyAndTerm.computeIfAbsent(interval.key(), (key) -> new HashMap<>())
-					.put(interval.term(), interval);
-			}
+			this.intervals.values().forEach((own) -> own.sort(Comparator.comparingLong(Interval::start)));
+			this.intervals.values()
+				.forEach((own) -> own.forEach((interval) -> this.byKeyGroupAndTerm
+					.computeIfAbsent(interval.key() + " " + interval.group(), (key) -> new HashMap<>())
+					.put(interval.term(), interval)));
 			for (Incarnation node : run.incarnations.values()) {
-				if (node.belief == BeliefMode.LIBRARY) {
-					verifyObservations(node);
-				}
+				node.groups.forEach((group, records) -> {
+					if (node.belief == BeliefMode.LIBRARY) {
+						verifyObservations(node, group, records);
+					}
+					handOvers(node, group, records);
+				});
 			}
 		}
 
@@ -317,55 +358,57 @@ final class Checker {
 		 * Bounds from the acquire and renew calls, the revoked event and the death; see
 		 * the class doc.
 		 */
-		private void libraryIntervals(Incarnation node) {
-			for (long[] acquire : node.acquires) {
+		private List<Interval> libraryIntervals(Incarnation node, String group, GroupRecords records) {
+			List<Interval> result = new ArrayList<>();
+			for (long[] acquire : records.acquires) {
 				long term = acquire[2];
 				long start = acquire[1] + Math.max(0, acquire[3]);
 				long lastStart = acquire[0];
-				for (Map.Entry<Long, long[]> renew : node.renewsByEntry.entrySet()) {
+				for (Map.Entry<Long, long[]> renew : records.renewsByEntry.entrySet()) {
 					long[] value = renew.getValue();
 					if (value[0] == term && (value[1] == 1 || value[1] == -1)) {
 						lastStart = Math.max(lastStart, renew.getKey());
 					}
 				}
 				long end = Math.min(node.afterOnItsClock(lastStart, node.renewDeadline), node.death);
-				for (Long bound : new Long[] { node.revoked.get(term), node.released.get(term) }) {
+				for (Long bound : new Long[] { records.revoked.get(term), records.released.get(term) }) {
 					if (bound != null) {
 						end = Math.min(end, bound);
 					}
 				}
 				if (end > start) {
-					this.intervals.add(new Interval(node.key, term, start, end));
-					this.acquireRoundTrips.put(start, acquire[1] - acquire[0]);
-					this.believers.put(start, node.key);
+					Interval interval = new Interval(node.key, group, term, start, end);
+					result.add(interval);
+					this.acquireRoundTrips.put(interval, acquire[1] - acquire[0]);
 				}
 			}
+			return result;
 		}
 
 		/** What a node that trusts its granted and revoked events believes. */
-		private static List<Interval> eventIntervals(Incarnation node) {
+		private static List<Interval> eventIntervals(Incarnation node, String group, GroupRecords records) {
 			List<Interval> result = new ArrayList<>();
-			node.granted.forEach((term, granted) -> {
+			records.granted.forEach((term, granted) -> {
 				long end = node.death;
-				Long revoked = node.revoked.get(term);
+				Long revoked = records.revoked.get(term);
 				if (revoked != null) {
 					end = Math.min(end, revoked);
 				}
 				if (end > granted) {
-					result.add(new Interval(node.key, term, granted, end));
+					result.add(new Interval(node.key, group, term, granted, end));
 				}
 			});
 			return result;
 		}
 
-		private void verifyObservations(Incarnation node) {
+		private void verifyObservations(Incarnation node, String group, GroupRecords records) {
 			Map<Long, Integer> entries = new HashMap<>();
-			for (long[] probe : node.probes) {
-				if (probe[4] != 0 && !inside(node.key, probe[4], probe[0], probe[1])) {
+			for (long[] probe : records.probes) {
+				if (probe[4] != 0 && !inside(node.key, group, probe[4], probe[0], probe[1])) {
 					this.unexplainedBeliefs++;
 				}
 				if (probe[5] != 0) {
-					if (!inside(node.key, probe[5], probe[2], probe[3])) {
+					if (!inside(node.key, group, probe[5], probe[2], probe[3])) {
 						this.unexplainedBeliefs++;
 					}
 					entries.merge(probe[5], 1, Integer::sum);
@@ -374,8 +417,8 @@ final class Checker {
 			// isValid() promises false forever once a term has ended; a term seen again
 			// was revived.
 			entries.values().forEach((count) -> this.beliefRevivals += count - 1);
-			node.granted.forEach((term, time) -> {
-				Interval interval = interval(node.key, term);
+			records.granted.forEach((term, time) -> {
+				Interval interval = interval(node.key, group, term);
 				if (interval == null || time < interval.start()) {
 					this.unexplainedBeliefs++;
 				}
@@ -383,90 +426,156 @@ final class Checker {
 		}
 
 		/**
+		 * The group's hand-overs by this process: each belief that ended with a
+		 * {@code REBALANCED} revocation, from the end of its interval to the return of
+		 * its release.
+		 */
+		private void handOvers(Incarnation node, String group, GroupRecords records) {
+			records.revocationReasons.forEach((term, reason) -> {
+				Interval interval = interval(node.key, group, term);
+				if (!reason.equals(RevocationReason.REBALANCED.name()) || interval == null) {
+					return;
+				}
+				long released = records.releaseEnds.stream()
+					.filter((release) -> release[1] == term)
+					.mapToLong((release) -> release[0])
+					.min()
+					.orElse(Long.MAX_VALUE);
+				this.handOvers.computeIfAbsent(group, (name) -> new ArrayList<>())
+					.add(new Liveness.Fault(Liveness.HAND_OVER, interval.end(), released, node.key, group));
+			});
+		}
+
+		/**
 		 * Whether an observation made between from and to can have been made inside the
 		 * interval.
 		 */
-		private boolean inside(String key, long term, long from, long to) {
-			Interval interval = interval(key, term);
+		private boolean inside(String key, String group, long term, long from, long to) {
+			Interval interval = interval(key, group, term);
 			return interval != null && to > interval.start() && from < interval.end();
 		}
 
-		private Interval interval(String key, long term) {
-			Map<Long, Interval> terms = this.byKeyAndTerm.get(key);
+		private Interval interval(String key, String group, long term) {
+			Map<Long, Interval> terms = this.byKeyGroupAndTerm.get(key + " " + group);
 			return (terms != null) ? terms.get(term) : null;
 		}
 
 		ChaosSummary summary() {
-			Overlap overlap = overlap(this.intervals);
-			Overlap eventOverlap = overlap(this.eventIntervals);
+			long overlaps = 0;
+			long overlapNanos = 0;
+			long eventOverlaps = 0;
+			long eventOverlapNanos = 0;
+			for (List<Interval> own : this.intervals.values()) {
+				Overlap overlap = overlap(own);
+				overlaps += overlap.pairs;
+				overlapNanos += overlap.nanos;
+			}
+			for (List<Interval> own : this.eventIntervals.values()) {
+				Overlap overlap = overlap(own);
+				eventOverlaps += overlap.pairs;
+				eventOverlapNanos += overlap.nanos;
+			}
 			long actions = 0;
 			long accepted = 0;
 			long refused = 0;
 			long errors = 0;
 			long outside = 0;
-			for (Incarnation node : this.run.incarnations.values()) {
-				for (long[] action : node.actions) {
-					actions++;
-					if (action[5] == 1) {
-						accepted++;
-					}
-					else if (action[5] == 0) {
-						refused++;
-					}
-					else {
-						errors++;
-					}
-					if (!inside(node.key, action[2], action[0], action[1])) {
-						outside++;
-					}
-				}
-			}
 			long rogue = 0;
 			long rogueRefused = 0;
 			for (Incarnation node : this.run.incarnations.values()) {
-				for (long[] write : node.rogueWrites) {
-					rogue++;
-					if (write[3] == 0) {
-						rogueRefused++;
+				for (Map.Entry<String, GroupRecords> group : node.groups.entrySet()) {
+					for (long[] action : group.getValue().actions) {
+						actions++;
+						if (action[5] == 1) {
+							accepted++;
+						}
+						else if (action[5] == 0) {
+							refused++;
+						}
+						else {
+							errors++;
+						}
+						if (!inside(node.key, group.getKey(), action[2], action[0], action[1])) {
+							outside++;
+						}
+					}
+					for (long[] write : group.getValue().rogueWrites) {
+						rogue++;
+						if (write[3] == 0) {
+							rogueRefused++;
+						}
 					}
 				}
 			}
-			long first = this.intervals.isEmpty() ? this.run.end : this.intervals.get(0).start();
-			List<long[]> leading = union(this.intervals);
+			Map<String, List<long[]>> leading = new TreeMap<>();
+			this.intervals.forEach((group, own) -> leading.put(group, union(own)));
+			long first = this.intervals.values()
+				.stream()
+				.filter((own) -> !own.isEmpty())
+				.mapToLong((own) -> own.get(0).start())
+				.min()
+				.orElse(this.run.end);
 			long[] holdUps = writeHoldUps();
+			int groupCount = Math.max(1, this.intervals.size());
+			double availability = leading.values()
+				.stream()
+				.mapToDouble((spans) -> availability(spans, first, this.run.end))
+				.sum() / groupCount;
+			long longestGap = leading.values()
+				.stream()
+				.mapToLong((spans) -> longestGap(spans, first, this.run.end))
+				.max()
+				.orElse(0);
+			int intervalCount = this.intervals.values().stream().mapToInt(List::size).sum();
+			int handOverCount = this.handOvers.values().stream().mapToInt(List::size).sum();
 			return new ChaosSummary(this.settings, (this.run.end - this.run.start) / 1e9, faultCounts(),
-					this.run.skipped, this.run.unexpectedExits, this.run.incarnations.size(), this.intervals.size(),
-					overlap.pairs, overlap.nanos / 1e6, outside, this.unexplainedBeliefs, this.beliefRevivals,
-					termRegressions(), refused, staleWritesAccepted(), actions, accepted, errors,
-					this.run.writes.size(), failovers(leading), availability(leading, first, this.run.end),
-					longestGap(leading, first, this.run.end) / 1e6, eventOverlap.pairs, eventOverlap.nanos / 1e6,
-					maxClockOffsetSeconds(), leaderless(leading), Liveness.Bounds.of(this.settings), holdUps[0],
-					holdUps[1] / 1e6, rogue, rogueRefused);
+					this.run.skipped, this.run.unexpectedExits, this.run.incarnations.size(), intervalCount, overlaps,
+					overlapNanos / 1e6, outside, this.unexplainedBeliefs, this.beliefRevivals, termRegressions(),
+					refused, staleWritesAccepted(), actions, accepted, errors,
+					this.run.writes.values().stream().mapToInt(List::size).sum(), failovers(leading), availability,
+					longestGap / 1e6, eventOverlaps, eventOverlapNanos / 1e6, maxClockOffsetSeconds(),
+					leaderless(leading), Liveness.Bounds.of(this.settings), holdUps[0], holdUps[1] / 1e6, rogue,
+					rogueRefused, handOverCount);
 		}
 
-		private List<Liveness.Gap> leaderless(List<long[]> leading) {
+		/** Every group's intervals without a leader, in the order they began. */
+		private List<Liveness.Gap> leaderless(Map<String, List<long[]>> leading) {
 			List<Liveness.Fault> faults = this.run.faults.stream()
 				.map((fault) -> new Liveness.Fault(fault[0], Long.parseLong(fault[1]), Long.parseLong(fault[2]),
 						fault[3]))
 				.toList();
 			long origin = this.run.start;
-			return Liveness
-				.gaps(leading, (start) -> this.acquireRoundTrips.getOrDefault(start, 0L), this::stalled, this, faults,
-						this.run.end, Liveness.Bounds.of(this.settings))
-				.stream()
-				.map((gap) -> new Liveness.Gap(gap.start() - origin, gap.end() - origin, gap.cause(),
-						gap.deadline() - origin, gap.stall()))
-				.toList();
+			List<Liveness.Gap> gaps = new ArrayList<>();
+			leading.forEach((group, spans) -> {
+				Map<Long, Interval> byStart = new HashMap<>();
+				this.intervals.get(group).forEach((interval) -> byStart.putIfAbsent(interval.start(), interval));
+				List<Liveness.Fault> charged = new ArrayList<>(faults);
+				charged.addAll(this.handOvers.getOrDefault(group, List.of()));
+				Liveness
+					.gaps(group, spans, (start) -> roundTrip(byStart.get(start)),
+							(start, from, to) -> stalled(byStart.get(start), from, to), this, charged, this.run.end,
+							Liveness.Bounds.of(this.settings))
+					.stream()
+					.map((gap) -> new Liveness.Gap(gap.group(), gap.start() - origin, gap.end() - origin, gap.cause(),
+							gap.deadline() - origin, gap.stall(),
+							gap.begunByHandOver() ? gap.handOverDeadline() - origin : 0))
+					.forEach(gaps::add);
+			});
+			gaps.sort(Comparator.comparingLong(Liveness.Gap::start));
+			return gaps;
+		}
+
+		private long roundTrip(Interval interval) {
+			return (interval != null) ? this.acquireRoundTrips.getOrDefault(interval, 0L) : 0;
 		}
 
 		/**
-		 * How long the process whose belief began at {@code beliefStart} was stalled
-		 * between {@code from} and {@code to}, leaving out stalls during a fault aimed at
-		 * it (a pause is the fault's, and its bound's, not an allowance).
+		 * How long the process of a belief interval was stalled between {@code from} and
+		 * {@code to}, leaving out stalls during a fault aimed at it (a pause is the
+		 * fault's, and its bound's, not an allowance).
 		 */
-		private long stalled(long beliefStart, long from, long to) {
-			String key = this.believers.get(beliefStart);
-			Incarnation node = (key != null) ? this.run.incarnations.get(key) : null;
+		private long stalled(Interval interval, long from, long to) {
+			Incarnation node = (interval != null) ? this.run.incarnations.get(interval.key()) : null;
 			if (node == null) {
 				return 0;
 			}
@@ -475,7 +584,7 @@ final class Checker {
 				long start = Math.max(stall[0], from);
 				long end = Math.min(stall[1], to);
 				boolean faulted = this.run.faults.stream()
-					.anyMatch((fault) -> fault[3].equals(key) && Long.parseLong(fault[1]) < stall[1]
+					.anyMatch((fault) -> fault[3].equals(node.key) && Long.parseLong(fault[1]) < stall[1]
 							&& Long.parseLong(fault[2]) > stall[0]);
 				if (end > start && !faulted) {
 					total += end - start;
@@ -484,18 +593,22 @@ final class Checker {
 			return total;
 		}
 
+		@Override
+		public long releaseReturned(String key, String group, long from) {
+			Incarnation node = this.run.incarnations.get(key);
+			GroupRecords records = (node != null) ? node.groups.get(group) : null;
+			return (records != null) ? records.releaseEnds.stream()
+				.mapToLong((release) -> release[0])
+				.filter((end) -> end >= from)
+				.min()
+				.orElse(from) : from;
+		}
+
 		/**
 		 * The first instant at or after {@code from} at which a process other than
 		 * {@code excluded} runs its election (started and not dead), or
 		 * {@code Long.MAX_VALUE} if none does before the end.
 		 */
-		@Override
-		public long releaseReturned(String key, long from) {
-			Incarnation node = this.run.incarnations.get(key);
-			return (node != null) ? node.releaseEnds.stream().filter((end) -> end >= from).findFirst().orElse(from)
-					: from;
-		}
-
 		@Override
 		public long takeOverPossibleFrom(long from, String excluded) {
 			long earliest = Long.MAX_VALUE;
@@ -518,17 +631,19 @@ final class Checker {
 			long heldUp = 0;
 			long longest = 0;
 			for (Incarnation node : this.run.incarnations.values()) {
-				for (long[] action : node.actions) {
-					long w0 = action[3];
-					long w1 = action[4];
-					boolean excused = this.run.faults.stream()
-						.anyMatch(
-								(fault) -> (fault[3].equals(node.key) || fault[0].equals(FaultType.RESTART_STORE.id()))
-										&& Long.parseLong(fault[1]) < w1 && Long.parseLong(fault[2]) > w0);
-					if (!excused) {
-						longest = Math.max(longest, w1 - w0);
-						if (w1 - w0 > bound) {
-							heldUp++;
+				for (GroupRecords records : node.groups.values()) {
+					for (long[] action : records.actions) {
+						long w0 = action[3];
+						long w1 = action[4];
+						boolean excused = this.run.faults.stream()
+							.anyMatch((fault) -> (fault[3].equals(node.key)
+									|| fault[0].equals(FaultType.RESTART_STORE.id())) && Long.parseLong(fault[1]) < w1
+									&& Long.parseLong(fault[2]) > w0);
+						if (!excused) {
+							longest = Math.max(longest, w1 - w0);
+							if (w1 - w0 > bound) {
+								heldUp++;
+							}
 						}
 					}
 				}
@@ -548,51 +663,61 @@ final class Checker {
 		}
 
 		/**
-		 * Terms that went backwards: a belief that starts after another with a term not
-		 * above it, and an acquire that started after another had returned with a term
-		 * not above it (the term counter must be linearizable, even across store restarts
-		 * and data loss).
+		 * Terms that went backwards, in each group: a belief that starts after another
+		 * with a term not above it, and an acquire that started after another had
+		 * returned with a term not above it (the term counter must be linearizable, even
+		 * across store restarts and data loss).
 		 */
 		private long termRegressions() {
 			long regressions = 0;
-			long highest = Long.MIN_VALUE;
-			for (Interval interval : this.intervals) {
-				if (interval.term() <= highest) {
-					regressions++;
+			for (List<Interval> own : this.intervals.values()) {
+				long highest = Long.MIN_VALUE;
+				for (Interval interval : own) {
+					if (interval.term() <= highest) {
+						regressions++;
+					}
+					highest = Math.max(highest, interval.term());
 				}
-				highest = Math.max(highest, interval.term());
 			}
-			List<long[]> acquires = new ArrayList<>();
-			this.run.incarnations.values().forEach((node) -> acquires.addAll(node.acquires));
-			List<long[]> byExit = new ArrayList<>(acquires);
-			byExit.sort(Comparator.comparingLong((long[] acquire) -> acquire[1]));
-			acquires.sort(Comparator.comparingLong((long[] acquire) -> acquire[0]));
-			int returned = 0;
-			long highestReturned = Long.MIN_VALUE;
-			for (long[] acquire : acquires) {
-				while (returned < byExit.size() && byExit.get(returned)[1] < acquire[0]) {
-					highestReturned = Math.max(highestReturned, byExit.get(returned)[2]);
-					returned++;
-				}
-				if (acquire[2] <= highestReturned) {
-					regressions++;
+			Map<String, List<long[]>> acquiresByGroup = new TreeMap<>();
+			this.run.incarnations.values()
+				.forEach((node) -> node.groups
+					.forEach((group, records) -> acquiresByGroup.computeIfAbsent(group, (name) -> new ArrayList<>())
+						.addAll(records.acquires)));
+			for (List<long[]> acquires : acquiresByGroup.values()) {
+				List<long[]> byExit = new ArrayList<>(acquires);
+				byExit.sort(Comparator.comparingLong((long[] acquire) -> acquire[1]));
+				List<long[]> byEntry = new ArrayList<>(acquires);
+				byEntry.sort(Comparator.comparingLong((long[] acquire) -> acquire[0]));
+				int returned = 0;
+				long highestReturned = Long.MIN_VALUE;
+				for (long[] acquire : byEntry) {
+					while (returned < byExit.size() && byExit.get(returned)[1] < acquire[0]) {
+						highestReturned = Math.max(highestReturned, byExit.get(returned)[2]);
+						returned++;
+					}
+					if (acquire[2] <= highestReturned) {
+						regressions++;
+					}
 				}
 			}
 			return regressions;
 		}
 
 		/**
-		 * Accepted writes whose term is below one accepted before them: what fencing must
-		 * prevent.
+		 * Accepted writes whose term is below one accepted before them in their group:
+		 * what fencing must prevent.
 		 */
 		private long staleWritesAccepted() {
 			long stale = 0;
-			long highest = Long.MIN_VALUE;
-			for (long[] write : this.run.writes) {
-				if (write[1] < highest) {
-					stale++;
+			for (List<long[]> writes : this.run.writes.values()) {
+				long highest = Long.MIN_VALUE;
+				for (long[] write : writes) {
+					if (write[1] < highest) {
+						stale++;
+					}
+					highest = Math.max(highest, write[1]);
 				}
-				highest = Math.max(highest, write[1]);
 			}
 			return stale;
 		}
@@ -600,36 +725,19 @@ final class Checker {
 		/**
 		 * For each fault, the time from its start until a process believes again, counted
 		 * only when the belief that held at its start ended before the next fault (0 when
-		 * leadership survived).
+		 * leadership survived); with several groups, the longest of the groups' (the time
+		 * until every group the fault left without a leader had one again).
 		 */
-		private Map<String, List<Double>> failovers(List<long[]> leading) {
+		private Map<String, List<Double>> failovers(Map<String, List<long[]>> leading) {
 			Map<String, List<Double>> result = new LinkedHashMap<>();
 			List<String[]> faults = new ArrayList<>(this.run.faults);
 			faults.sort(Comparator.comparingLong((String[] fault) -> Long.parseLong(fault[1])));
 			for (int i = 0; i < faults.size(); i++) {
 				long start = Long.parseLong(faults.get(i)[1]);
 				long until = (i + 1 < faults.size()) ? Long.parseLong(faults.get(i + 1)[1]) : this.run.end;
-				long gapStart = start;
-				boolean survived = false;
-				for (long[] span : leading) {
-					if (span[0] <= start && span[1] > start) {
-						survived = span[1] >= until;
-						gapStart = span[1];
-					}
-				}
-				double millis;
-				if (survived) {
-					millis = 0;
-				}
-				else {
-					long next = until;
-					for (long[] span : leading) {
-						if (span[0] >= gapStart) {
-							next = Math.min(next, span[0]);
-							break;
-						}
-					}
-					millis = Math.max(0, next - start) / 1e6;
+				double millis = 0;
+				for (List<long[]> spans : leading.values()) {
+					millis = Math.max(millis, failover(spans, start, until));
 				}
 				result.computeIfAbsent(faults.get(i)[0], (type) -> new ArrayList<>()).add(millis);
 			}
@@ -640,6 +748,28 @@ final class Checker {
 				}
 			}
 			return byType;
+		}
+
+		private static double failover(List<long[]> leading, long start, long until) {
+			long gapStart = start;
+			boolean survived = false;
+			for (long[] span : leading) {
+				if (span[0] <= start && span[1] > start) {
+					survived = span[1] >= until;
+					gapStart = span[1];
+				}
+			}
+			if (survived) {
+				return 0;
+			}
+			long next = until;
+			for (long[] span : leading) {
+				if (span[0] >= gapStart) {
+					next = Math.min(next, span[0]);
+					break;
+				}
+			}
+			return Math.max(0, next - start) / 1e6;
 		}
 
 		private static double availability(List<long[]> leading, long from, long to) {

@@ -13,11 +13,12 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * The protected resource of the experiment: a table that only the leader appends to,
- * guarded by a fence row, as in the sample application's {@code JobRunLog}. A write
- * raises the fence to its term in the same transaction as the append, and is refused when
- * a higher term has written; with fencing off it appends unconditionally, so that the
- * checker sees what a stale leader would do.
+ * The protected resource of the experiment: a table that only the leader of a group
+ * appends to, guarded by a fence row per group, as in the sample application's
+ * {@code JobRunLog}. A write raises its group's fence to its term in the same transaction
+ * as the append, and is refused when a higher term of that group has written; with
+ * fencing off it appends unconditionally, so that the checker sees what a stale leader
+ * would do.
  */
 final class FencedTable {
 
@@ -33,8 +34,8 @@ final class FencedTable {
 
 	}
 
-	/** One accepted write, in commit order of the fence. */
-	record Write(long id, String nodeKey, long term) {
+	/** One accepted write, in commit order of its group's fence. */
+	record Write(long id, String nodeKey, String group, long term) {
 	}
 
 	/**
@@ -62,50 +63,62 @@ final class FencedTable {
 		this.fencing = fencing;
 	}
 
-	/** Creates (or empties) the two tables; run by the harness before the nodes start. */
-	static void create(String jdbcUrl, String user) throws SQLException {
+	/**
+	 * Creates (or empties) the two tables, with a fence row per group; run by the harness
+	 * before the nodes start.
+	 */
+	static void create(String jdbcUrl, String user, List<String> groups) throws SQLException {
 		boolean postgres = jdbcUrl.startsWith("jdbc:postgresql:");
 		try (Connection connection = DriverManager.getConnection(jdbcUrl, user, "");
 				Statement statement = connection.createStatement()) {
 			statement.execute("DROP TABLE IF EXISTS chaos_write");
 			statement.execute("DROP TABLE IF EXISTS chaos_fence");
-			statement.execute("CREATE TABLE chaos_fence (id INT PRIMARY KEY, max_term BIGINT NOT NULL)");
-			statement.execute("INSERT INTO chaos_fence (id, max_term) VALUES (1, 0)");
+			statement
+				.execute("CREATE TABLE chaos_fence (group_name VARCHAR(64) PRIMARY KEY, max_term BIGINT NOT NULL)");
+			try (PreparedStatement insert = connection
+				.prepareStatement("INSERT INTO chaos_fence (group_name, max_term) VALUES (?, 0)")) {
+				for (String group : groups) {
+					insert.setString(1, group);
+					insert.executeUpdate();
+				}
+			}
 			statement.execute(postgres
 					? "CREATE TABLE chaos_write (id BIGSERIAL PRIMARY KEY, node_key VARCHAR(64) NOT NULL, "
-							+ "term BIGINT NOT NULL)"
+							+ "group_name VARCHAR(64) NOT NULL, term BIGINT NOT NULL)"
 					: "CREATE TABLE chaos_write (id BIGINT AUTO_INCREMENT PRIMARY KEY, node_key VARCHAR(64) NOT NULL, "
-							+ "term BIGINT NOT NULL) ENGINE=InnoDB");
+							+ "group_name VARCHAR(64) NOT NULL, term BIGINT NOT NULL) ENGINE=InnoDB");
 		}
 	}
 
-	/** Every accepted write, in the order the fence admitted them. */
+	/** Every accepted write, in the order the fences admitted them. */
 	static List<Write> readWrites(String jdbcUrl, String user) throws SQLException {
 		List<Write> writes = new ArrayList<>();
 		try (Connection connection = DriverManager.getConnection(jdbcUrl, user, "");
 				Statement statement = connection.createStatement();
-				ResultSet rows = statement.executeQuery("SELECT id, node_key, term FROM chaos_write ORDER BY id")) {
+				ResultSet rows = statement
+					.executeQuery("SELECT id, node_key, group_name, term FROM chaos_write ORDER BY id")) {
 			while (rows.next()) {
-				writes.add(new Write(rows.getLong(1), rows.getString(2), rows.getLong(3)));
+				writes.add(new Write(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getLong(4)));
 			}
 		}
 		return writes;
 	}
 
 	/**
-	 * Appends one row for the node in the given term.
+	 * Appends one row for the node in the given group and term.
 	 */
-	Outcome write(String nodeKey, long term) {
+	Outcome write(String nodeKey, String group, long term) {
 		try (Connection connection = this.dataSource.getConnection()) {
 			connection.setAutoCommit(false);
 			try {
 				if (this.fencing) {
-					// The fence row's lock orders writers: once a term has written, lower
-					// ones fail.
-					try (PreparedStatement fence = connection
-						.prepareStatement("UPDATE chaos_fence SET max_term = ? WHERE id = 1 AND max_term <= ?")) {
+					// The fence row's lock orders the group's writers: once a term has
+					// written, lower ones fail.
+					try (PreparedStatement fence = connection.prepareStatement(
+							"UPDATE chaos_fence SET max_term = ? WHERE group_name = ? AND max_term <= ?")) {
 						fence.setLong(1, term);
-						fence.setLong(2, term);
+						fence.setString(2, group);
+						fence.setLong(3, term);
 						if (fence.executeUpdate() == 0) {
 							connection.rollback();
 							return Outcome.REFUSED;
@@ -117,9 +130,10 @@ final class FencedTable {
 				// and writing: a link that fails meanwhile leaves the lock held.
 				pause(IN_TRANSACTION_MILLIS);
 				try (PreparedStatement append = connection
-					.prepareStatement("INSERT INTO chaos_write (node_key, term) VALUES (?, ?)")) {
+					.prepareStatement("INSERT INTO chaos_write (node_key, group_name, term) VALUES (?, ?, ?)")) {
 					append.setString(1, nodeKey);
-					append.setLong(2, term);
+					append.setString(2, group);
+					append.setLong(3, term);
 					append.executeUpdate();
 				}
 				connection.commit();

@@ -12,9 +12,9 @@ import java.util.stream.Stream;
 /**
  * What every process recorded around a leaderless interval that ended past its bound: the
  * records from a little before the gap to its end, in time order, each stamped with its
- * offset from the start of the gap. A late gap is rare and timing-dependent, and the
- * run's directory is gone once the build's workspace is, so the story goes to the console
- * with the verdict.
+ * offset from the start of the gap; of the records about one group's election, only those
+ * of the gap's group. A late gap is rare and timing-dependent, and the run's directory is
+ * gone once the build's workspace is, so the story goes to the console with the verdict.
  */
 final class GapTrace {
 
@@ -40,11 +40,13 @@ final class GapTrace {
 		StringBuilder trace = new StringBuilder();
 		for (Liveness.Gap gap : gaps) {
 			long start = origin + gap.start();
-			trace.append(String.format(Locale.ROOT, "Records around the gap at %.3f s (%.0f ms, %s, %.0f ms over):%n",
-					gap.start() / 1e9, gap.nanos() / 1e6, gap.cause(), (gap.end() - gap.deadline()) / 1e6));
+			trace.append(String.format(Locale.ROOT,
+					"Records around the gap at %.3f s (%.0f ms, %s, %.0f ms over) in group %s:%n", gap.start() / 1e9,
+					gap.nanos() / 1e6, gap.cause(), (gap.end() - gap.deadline()) / 1e6, gap.group()));
 			records.stream()
 				.filter((record) -> record.time() >= start - BEFORE_NANOS
 						&& record.time() <= origin + gap.end() + AFTER_NANOS)
+				.filter((record) -> record.group() == null || record.group().equals(gap.group()))
 				.forEach((record) -> trace.append(String.format(Locale.ROOT, "  %+9.1f ms  %-8s %s%n",
 						(record.time() - start) / 1e6, record.source(), record.line())));
 		}
@@ -60,7 +62,7 @@ final class GapTrace {
 				for (String line : Files.readAllLines(file)) {
 					Long time = time(line);
 					if (time != null) {
-						records.add(new Record(time, source, line));
+						records.add(new Record(time, source, line, EventLog.groupOf(line.split(" "))));
 					}
 				}
 			}
@@ -88,7 +90,7 @@ final class GapTrace {
 		}
 	}
 
-	private record Record(long time, String source, String line) {
+	private record Record(long time, String source, String line, String group) {
 	}
 
 }

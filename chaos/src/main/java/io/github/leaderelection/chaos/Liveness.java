@@ -28,13 +28,31 @@ import io.github.leaderelection.testing.ZookeeperServer;
  * <li>any other fault, which leaves at least one candidate with a working store link: the
  * fault plus the lease and 2 retry periods, and that round trip;</li>
  * <li>no fault before it: the same, from the start of the gap;</li>
+ * <li>a hand-over by balancing ({@code REBALANCED}: the leader ended its belief and
+ * released the lease for another candidate to take), when the hand-over's belief is the
+ * one whose end began the gap: the return of that release plus 2 retry periods and that
+ * round trip (the others see the group free at their next read, within a retry period,
+ * and a candidate that balancing does not give the group to holds back one more); a
+ * release that never returned, from the start of the gap as for a fault that leaves a
+ * working link;</li>
  * <li>on ZooKeeper, a fault on the leader's link ({@code cut-leader},
- * {@code hang-leader}, {@code rogue-leader}, {@code skew-leader}) may also end when the
- * leader is back: the link's end plus the client's reconnect wait (up to 2 s, see
- * {@link Bounds}) and 2 retry periods. What the leader sent during the fault reaches the
- * server when the link heals, as TCP retransmits it, so its session, and its place in the
- * queue, outlive any fault shorter than the session timeout.</li>
+ * {@code hang-leader}, {@code rogue-leader}, {@code skew-leader}, and
+ * {@code cut-follower}, whose target leads other groups when there are several) may also
+ * end when the leader is back: the link's end plus the client's reconnect wait (up to 2
+ * s, see {@link Bounds}) and 2 retry periods. What the leader sent during the fault
+ * reaches the server when the link heals, as TCP retransmits it, so its session, and its
+ * place in the queue, outlive any fault shorter than the session timeout.</li>
  * </ul>
+ * With balancing on, every other bound gets one retry period more: a candidate already at
+ * its share of the groups (in the view of its last balancing round, up to a retry period
+ * old) holds back from a free group for one retry period, so that the candidate below its
+ * share gets it; after a crash, until the crashed candidate's entry on the list of live
+ * candidates runs out, that can be every candidate.
+ * <p>
+ * With several groups, each group has its own gaps; a fault of the harness (aimed at a
+ * process or at the store) is charged to the gaps of every group, a hand-over only to
+ * those of its own group.
+ * <p>
  * Each bound counts from the moment a process other than the fault's target runs its
  * election: a candidate that is still starting cannot take over. The belief intervals are
  * upper bounds (see {@link Checker}), so a gap measured here is never longer than the
@@ -53,12 +71,16 @@ final class Liveness {
 	/**
 	 * One interval without a leader, and its verdict.
 	 *
+	 * @param group the group without a leader
 	 * @param deadline when it had to end: its bound, plus the stall
 	 * @param stall how long the process that ended it was stalled during it (not
 	 * scheduled, or collecting garbage: its 1 ms probe saw more than 20 ms pass), which
 	 * the bound allows for
+	 * @param handOverDeadline when a gap that a hand-over began had to end by the
+	 * hand-over's bound alone, plus the stall (a fault under way at the same time may
+	 * allow longer: {@code deadline} is the latest); 0 for a gap that no hand-over began
 	 */
-	record Gap(long start, long end, String cause, long deadline, long stall) {
+	record Gap(String group, long start, long end, String cause, long deadline, long stall, long handOverDeadline) {
 
 		long nanos() {
 			return this.end - this.start;
@@ -66,6 +88,15 @@ final class Liveness {
 
 		boolean withinBound() {
 			return this.end <= this.deadline;
+		}
+
+		boolean begunByHandOver() {
+			return this.handOverDeadline != 0;
+		}
+
+		/** Whether it ended within the bound of the hand-over that began it. */
+		boolean withinHandOverBound() {
+			return this.end <= this.handOverDeadline;
 		}
 
 	}
@@ -82,8 +113,10 @@ final class Liveness {
 	 * sleeps up to 1 s before every connect after the first, and 1 s more when it has
 	 * tried every server address since it was last connected: with the one address each
 	 * node has here, every reconnect; 2 s in all
+	 * @param holdBack with balancing, one retry period: how long a candidate at its share
+	 * may leave a free group to one below it; 0 without balancing
 	 */
-	record Bounds(long lease, long retry, long sessionReconnect) {
+	record Bounds(long lease, long retry, long sessionReconnect, long holdBack) {
 
 		static Bounds of(ChaosSettings settings) {
 			// The nodes' longest lease and retry period: whoever crashed, whoever takes
@@ -99,7 +132,8 @@ final class Liveness {
 				reconnect = Duration.ofSeconds(2).toNanos();
 				lease = ChaosRun.zookeeperSessionTimeout(timing).toNanos() + ZookeeperServer.TICK_MILLIS * 1_000_000L;
 			}
-			return new Bounds(lease, timing.retryPeriod().toNanos(), reconnect);
+			long retry = timing.retryPeriod().toNanos();
+			return new Bounds(lease, retry, reconnect, settings.balance() ? retry : 0);
 		}
 
 		long crash() {
@@ -114,33 +148,68 @@ final class Liveness {
 			return this.lease + 2 * this.retry;
 		}
 
+		/**
+		 * From the return of the release of a hand-over, before the hold-back: the others
+		 * read the group within a retry period.
+		 */
+		long handOver() {
+			return this.retry;
+		}
+
 		String describe() {
-			String text = String.format(Locale.ROOT,
-					"crash %d ms, graceful stop %d ms, other faults %d ms (each plus the round trip that ended the gap)",
-					crash() / 1_000_000, graceful() / 1_000_000, workingLink() / 1_000_000);
+			String text = String.format(Locale.ROOT, "crash %d ms, graceful stop %d ms, other faults %d ms",
+					(crash() + this.holdBack) / 1_000_000, (graceful() + this.holdBack) / 1_000_000,
+					(workingLink() + this.holdBack) / 1_000_000);
+			if (this.holdBack > 0) {
+				text += String.format(Locale.ROOT,
+						", hand-over %d ms from its release (each with %d ms of balancing hold-back)",
+						(handOver() + this.holdBack) / 1_000_000, this.holdBack / 1_000_000);
+			}
+			text += "; each plus the round trip that ended the gap";
 			return (this.sessionReconnect == 0) ? text
 					: text + String.format(Locale.ROOT, "; a leader's link fault: or until %d ms after it ends",
-							(this.sessionReconnect + 2 * this.retry) / 1_000_000);
+							(this.sessionReconnect + 2 * this.retry + this.holdBack) / 1_000_000);
 		}
 
 	}
 
-	/** A fault as the harness recorded it; its target is a process key or "store". */
-	record Fault(String type, long start, long end, String target) {
+	/** What a hand-over is called where a fault's type goes. */
+	static final String HAND_OVER = "hand-over";
+
+	/**
+	 * A fault as the harness recorded it; its target is a process key or "store". Or a
+	 * hand-over ({@link #HAND_OVER}) of a group by the process {@code target}: from the
+	 * end of its belief to the return of its release ({@code Long.MAX_VALUE} if none
+	 * returned).
+	 *
+	 * @param group the group it concerns, or null for every group (a fault of the
+	 * harness)
+	 */
+	record Fault(String type, long start, long end, String target, String group) {
+
+		Fault(String type, long start, long end, String target) {
+			this(type, start, end, target, null);
+		}
+
+		boolean isHandOver() {
+			return HAND_OVER.equals(this.type);
+		}
+
 	}
 
 	private Liveness() {
 	}
 
 	/**
-	 * The gaps between the spans with a believer, from the first belief to the end of the
-	 * run.
+	 * The gaps of one group between the spans with a believer, from the first belief to
+	 * the end of the run.
 	 * @param leading sorted, disjoint {start, end} spans with at least one believer
 	 * @param roundTrips for the start of each span, the duration of the acquire call that
 	 * began it (0 when unknown)
+	 * @param faults the faults of the harness and the group's hand-overs
 	 */
-	static List<Gap> gaps(List<long[]> leading, RoundTrips roundTrips, Stalls stalls, Candidates candidates,
-			List<Fault> faults, long runEnd, Bounds bounds) {
+	static List<Gap> gaps(String group, List<long[]> leading, RoundTrips roundTrips, Stalls stalls,
+			Candidates candidates, List<Fault> faults, long runEnd, Bounds bounds) {
 		List<Gap> gaps = new ArrayList<>();
 		for (int i = 0; i < leading.size(); i++) {
 			long start = leading.get(i)[1];
@@ -153,20 +222,31 @@ final class Liveness {
 			// timed, and the read takes as long.
 			long roundTrip = ended ? 2 * roundTrips.of(end) : 0;
 			long stall = ended ? stalls.of(end, start, end) : 0;
-			gaps.add(charge(start, end, roundTrip, stall, candidates, faults, bounds));
+			gaps.add(charge(group, start, end, roundTrip, stall, candidates, faults, bounds));
 		}
 		return gaps;
 	}
 
-	private static Gap charge(long start, long end, long roundTrip, long stall, Candidates candidates,
+	private static Gap charge(String group, long start, long end, long roundTrip, long stall, Candidates candidates,
 			List<Fault> faults, Bounds bounds) {
 		String cause = "none";
 		long deadline = saturatedAdd(candidates.takeOverPossibleFrom(start, ""), bounds.workingLink() + roundTrip);
 		boolean charged = false;
+		long handOverDeadline = 0;
 		for (Fault fault : faults) {
-			// A fault that ended longer ago than any bound cannot have caused it.
-			if (fault.end() > start - bounds.workingLink() && fault.start() < end) {
-				long faultDeadline = saturatedAdd(deadline(fault, start, roundTrip, candidates, bounds), roundTrip);
+			if (fault.group() != null && !fault.group().equals(group)) {
+				continue;
+			}
+			// A hand-over is charged with the gap its own end began; a fault that ended
+			// longer ago than any bound cannot have caused it.
+			boolean causes = fault.isHandOver() ? fault.start() == start
+					: fault.end() > start - bounds.workingLink() && fault.start() < end;
+			if (causes) {
+				long faultDeadline = saturatedAdd(deadline(group, fault, start, roundTrip, candidates, bounds),
+						roundTrip);
+				if (fault.isHandOver()) {
+					handOverDeadline = saturatedAdd(faultDeadline, bounds.holdBack() + stall);
+				}
 				if (!charged || faultDeadline > deadline) {
 					deadline = faultDeadline;
 					cause = fault.type();
@@ -174,7 +254,8 @@ final class Liveness {
 				}
 			}
 		}
-		return new Gap(start, end, cause, saturatedAdd(deadline, stall), stall);
+		return new Gap(group, start, end, cause, saturatedAdd(deadline, bounds.holdBack() + stall), stall,
+				handOverDeadline);
 	}
 
 	/**
@@ -183,20 +264,29 @@ final class Liveness {
 	 * candidates may still be starting their JVMs, and nobody can take over before one
 	 * does.
 	 */
-	private static long deadline(Fault fault, long gapStart, long roundTrip, Candidates candidates, Bounds bounds) {
+	private static long deadline(String group, Fault fault, long gapStart, long roundTrip, Candidates candidates,
+			Bounds bounds) {
+		if (fault.isHandOver()) {
+			// From the return of the release; a release that did not return may not have
+			// landed, and then the lease runs out.
+			return (fault.end() == Long.MAX_VALUE)
+					? saturatedAdd(candidates.takeOverPossibleFrom(gapStart, fault.target()), bounds.workingLink())
+					: saturatedAdd(candidates.takeOverPossibleFrom(fault.end(), fault.target()), bounds.handOver());
+		}
 		FaultType type = FaultType.of(fault.type());
 		long from = switch (type) {
 			// From the release: the leader-only work it waited for before is the
 			// application's.
-			case RESTART_LEADER -> candidates.releaseReturned(fault.target(), Math.max(fault.start(), gapStart));
+			case RESTART_LEADER -> candidates.releaseReturned(fault.target(), group, Math.max(fault.start(), gapStart));
 			case RESTART_STORE, SLOW_STORE, FLAP_CONNECTIONS -> fault.end();
 			default -> fault.start();
 		};
 		long clock = candidates.takeOverPossibleFrom(from, fault.target());
-		if (bounds.sessionReconnect() > 0 && (type == FaultType.CUT_LEADER || type == FaultType.HANG_LEADER
-				|| type == FaultType.ROGUE_LEADER || type == FaultType.SKEW_LEADER)) {
+		if (bounds.sessionReconnect() > 0 && (type == FaultType.CUT_LEADER || type == FaultType.CUT_FOLLOWER
+				|| type == FaultType.HANG_LEADER || type == FaultType.ROGUE_LEADER || type == FaultType.SKEW_LEADER)) {
 			// ZooKeeper: the session outlives a link fault shorter than the session
-			// timeout; the cut-off leader gives up its place once it is back.
+			// timeout; the cut-off leader gives up its place once it is back. (With
+			// several groups a "follower" of one group leads others.)
 			long back = fault.end() + bounds.sessionReconnect() + 2 * bounds.retry();
 			return Math.max(saturatedAdd(clock, bounds.workingLink()), back);
 		}
@@ -222,10 +312,10 @@ final class Liveness {
 		long takeOverPossibleFrom(long from, String excluded);
 
 		/**
-		 * When the first release call of the process at or after {@code from} returned,
-		 * or {@code from} if none did.
+		 * When the first release call of the process in the group at or after
+		 * {@code from} returned, or {@code from} if none did.
 		 */
-		long releaseReturned(String key, long from);
+		long releaseReturned(String key, String group, long from);
 
 	}
 

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntConsumer;
 
 import io.github.leaderelection.testing.ChildJvm;
@@ -21,8 +23,11 @@ final class NodeProcess {
 
 	private final ChildJvm jvm;
 
-	/** The term this node announced it leads in; 0 after it announced a revocation. */
-	private volatile long announcedTerm;
+	/**
+	 * By group, the term this node announced it leads in; absent after it announced a
+	 * revocation of that term.
+	 */
+	private final Map<String, Long> announcedTerms = new ConcurrentHashMap<>();
 
 	private volatile boolean stopped;
 
@@ -58,18 +63,18 @@ final class NodeProcess {
 		return this.jvm.isAlive();
 	}
 
-	/** Whether it has announced a grant and no revocation since, and is not paused. */
-	boolean isAnnouncedLeader() {
-		return this.announcedTerm > 0 && !this.stopped && this.jvm.isAlive();
+	/**
+	 * The term it announced it leads the group in, if it has announced no revocation
+	 * since and is not paused.
+	 */
+	Optional<Long> announcedTerm(String group) {
+		return (this.stopped || !this.jvm.isAlive()) ? Optional.empty()
+				: Optional.ofNullable(this.announcedTerms.get(group));
 	}
 
 	/** Whether it has started its election. */
 	boolean isReady() {
 		return this.ready;
-	}
-
-	long announcedTerm() {
-		return this.announcedTerm;
 	}
 
 	/**
@@ -119,18 +124,18 @@ final class NodeProcess {
 
 	private void readAnnouncement(String line) {
 		if (line == null) {
-			this.announcedTerm = 0; // the process is gone
+			this.announcedTerms.clear(); // the process is gone
 			return;
 		}
 		String[] fields = line.split(" ");
 		if (fields[0].equals("ready")) {
 			this.ready = true;
 		}
-		else if (fields.length == 2 && fields[0].equals("leader")) {
-			this.announcedTerm = Long.parseLong(fields[1]);
+		else if (fields.length == 3 && fields[0].equals("leader")) {
+			this.announcedTerms.put(fields[2], Long.parseLong(fields[1]));
 		}
-		else if (fields.length == 2 && fields[0].equals("follower")) {
-			this.announcedTerm = 0;
+		else if (fields.length == 3 && fields[0].equals("follower")) {
+			this.announcedTerms.remove(fields[2], Long.parseLong(fields[1]));
 		}
 	}
 

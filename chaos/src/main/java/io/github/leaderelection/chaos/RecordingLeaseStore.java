@@ -11,10 +11,10 @@ import io.github.leaderelection.spi.LeaseStore;
 
 /**
  * A lease store that records when each acquire and renew started and how it ended
- * (renewals in a batch each on their own), so that the checker can bound every belief
- * without trusting the node: the engine counts a leader's deadline from a moment no later
- * than the start of its last successful acquire or renew, and grants only after an
- * acquire returned.
+ * (renewals in a batch each on their own, all with the batch's start), each with its
+ * group, so that the checker can bound every belief without trusting the node: the engine
+ * counts a leader's deadline from a moment no later than the start of its last successful
+ * acquire or renew, and grants only after an acquire returned.
  *
  * <p>
  * A renewal's start is written before the call, so a renewal whose outcome never made it
@@ -37,15 +37,16 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 			taken = delegate().tryAcquire(group, candidateId, leaseDuration, timeout);
 		}
 		catch (RuntimeException ex) {
-			this.log.write("acquire", entry, EventLog.now(), "error", 0, 0);
+			this.log.write("acquire", entry, EventLog.now(), "error", 0, 0, group);
 			throw ex;
 		}
 		long exit = EventLog.now();
 		if (taken.isPresent()) {
-			this.log.write("acquire", entry, exit, "taken", taken.get().term(), taken.get().activeIn().toNanos());
+			this.log.write("acquire", entry, exit, "taken", taken.get().term(), taken.get().activeIn().toNanos(),
+					group);
 		}
 		else {
-			this.log.write("acquire", entry, exit, "empty", 0, 0);
+			this.log.write("acquire", entry, exit, "empty", 0, 0, group);
 		}
 		return taken;
 	}
@@ -53,16 +54,16 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		long entry = EventLog.now();
-		this.log.write("renew-start", entry, lease.term());
+		this.log.write("renew-start", entry, lease.term(), lease.group());
 		boolean renewed;
 		try {
 			renewed = delegate().renew(lease, leaseDuration, timeout);
 		}
 		catch (RuntimeException ex) {
-			this.log.write("renew-end", entry, EventLog.now(), lease.term(), "error");
+			this.log.write("renew-end", entry, EventLog.now(), lease.term(), "error", lease.group());
 			throw ex;
 		}
-		this.log.write("renew-end", entry, EventLog.now(), lease.term(), renewed);
+		this.log.write("renew-end", entry, EventLog.now(), lease.term(), renewed, lease.group());
 		return renewed;
 	}
 
@@ -73,19 +74,19 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		long entry = EventLog.now();
-		leases.forEach((lease) -> this.log.write("renew-start", entry, lease.term()));
+		leases.forEach((lease) -> this.log.write("renew-start", entry, lease.term(), lease.group()));
 		Set<String> renewed;
 		try {
 			renewed = delegate().renewAll(leases, leaseDuration, timeout);
 		}
 		catch (RuntimeException ex) {
 			long exit = EventLog.now();
-			leases.forEach((lease) -> this.log.write("renew-end", entry, exit, lease.term(), "error"));
+			leases.forEach((lease) -> this.log.write("renew-end", entry, exit, lease.term(), "error", lease.group()));
 			throw ex;
 		}
 		long exit = EventLog.now();
-		leases.forEach(
-				(lease) -> this.log.write("renew-end", entry, exit, lease.term(), renewed.contains(lease.group())));
+		leases.forEach((lease) -> this.log.write("renew-end", entry, exit, lease.term(),
+				renewed.contains(lease.group()), lease.group()));
 		return renewed;
 	}
 
@@ -93,9 +94,9 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 	public void release(Lease lease, Duration timeout) {
 		// The engine releases only a lease it no longer acts on: its belief is over by
 		// now.
-		this.log.write("release", EventLog.now(), lease.term());
+		this.log.write("release", EventLog.now(), lease.term(), lease.group());
 		delegate().release(lease, timeout);
-		this.log.write("release-end", EventLog.now(), lease.term());
+		this.log.write("release-end", EventLog.now(), lease.term(), lease.group());
 	}
 
 }

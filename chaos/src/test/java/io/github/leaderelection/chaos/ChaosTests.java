@@ -44,6 +44,16 @@ class ChaosTests {
 		return seed.isBlank() ? fallback : Long.parseLong(seed.trim());
 	}
 
+	static int groups(int fallback) {
+		String groups = System.getProperty("chaos.groups", "");
+		return groups.isBlank() ? fallback : Integer.parseInt(groups.trim());
+	}
+
+	static boolean balance(boolean fallback) {
+		String balance = System.getProperty("chaos.balance", "");
+		return balance.isBlank() ? fallback : Boolean.parseBoolean(balance.trim());
+	}
+
 	static int faults(int fallback) {
 		String faults = System.getProperty("chaos.faults", "");
 		return faults.isBlank() ? fallback : Integer.parseInt(faults.trim());

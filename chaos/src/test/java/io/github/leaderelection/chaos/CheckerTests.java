@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The checker on records written by hand, in milliseconds from the start of the run
@@ -30,6 +31,14 @@ class CheckerTests {
 
 	/** When the harness stopped injecting faults. */
 	private long endMillis = 10_000;
+
+	/** The group that the records written next are about. */
+	private String group = ChaosSettings.GROUP;
+
+	/** How many groups the run has, and whether it balances them. */
+	private int groups = 1;
+
+	private boolean balance;
 
 	@Test
 	void leaderPausedPastItsLeaseEndsAtItsDeadlineNotAtItsLateRevocation() throws IOException {
@@ -171,9 +180,9 @@ class CheckerTests {
 	void staleWriteAcceptedIsCountedFromTheTable() throws IOException {
 		node("a", "library");
 		acquire("a", 0, 10, 1);
-		this.harness.add("write 1 a 2");
-		this.harness.add("write 2 a 1");
-		this.harness.add("write 3 a 2");
+		this.harness.add("write 1 a 2 chaos");
+		this.harness.add("write 2 a 1 chaos");
+		this.harness.add("write 3 a 2 chaos");
 		ChaosSummary summary = check();
 		assertThat(summary.staleWritesAccepted()).isOne();
 		assertThat(summary.passed()).isFalse();
@@ -185,7 +194,7 @@ class CheckerTests {
 		acquire("a", 0, 10, 1);
 		node("b", "library");
 		acquire("b", 2000, 2010, 2);
-		this.harness.add("write 1 b 2");
+		this.harness.add("write 1 b 2 chaos");
 		// a's job goes on in term 1 after its belief ended at 1500: the fence refuses it.
 		record("a", "rogue", ms(2100), ms(2105), 1, "refused");
 		this.endMillis = 3000;
@@ -195,7 +204,7 @@ class CheckerTests {
 		assertThat(summary.actionsOutsideBelief()).isZero();
 		assertThat(summary.violations()).isEmpty();
 		// Had the fence let it through, the table shows a stale write, and the run fails.
-		this.harness.add("write 2 a 1");
+		this.harness.add("write 2 a 1 chaos");
 		assertThat(check().passed()).isFalse();
 	}
 
@@ -375,7 +384,220 @@ class CheckerTests {
 		assertThat(check().writesHeldUp()).isZero();
 	}
 
+	@Test
+	void eachGroupIsJudgedOnItsOwnTermsAndBeliefs() throws IOException {
+		manyGroups(false);
+		node("a", "library");
+		node("b", "library");
+		in("x");
+		acquire("a", 0, 10, 1);
+		renew("a", 400, 410, 1, "true");
+		in("y");
+		// The same term in another group, while a leads x: neither an overlap nor a
+		// regression.
+		acquire("b", 100, 110, 1);
+		renew("b", 500, 510, 1, "true");
+		this.endMillis = 1800;
+		ChaosSummary summary = check();
+		assertThat(summary.beliefIntervals()).isEqualTo(2);
+		assertThat(summary.overlaps()).isZero();
+		assertThat(summary.termRegressions()).isZero();
+		assertThat(summary.violations()).isEmpty();
+		// b granted x while a still believes in it: an overlap in x.
+		in("x");
+		acquire("b", 1700, 1710, 2);
+		summary = check();
+		assertThat(summary.overlaps()).isOne();
+		assertThat(summary.overlapMillis()).isEqualTo(190.0);
+	}
+
+	@Test
+	void termsGoBackwardsInAGroupWhateverTheOtherGroupsTermsAre() throws IOException {
+		manyGroups(false);
+		node("a", "library");
+		node("b", "library");
+		in("x");
+		acquire("a", 0, 10, 7);
+		death("a", 100);
+		in("y");
+		acquire("b", 200, 210, 3);
+		death("b", 300);
+		node("c", "library");
+		acquire("c", 3000, 3010, 3); // y's term 3 again
+		this.endMillis = 3500;
+		assertThat(check().termRegressions()).isEqualTo(2);
+	}
+
+	@Test
+	void anActionIsHeldToTheBeliefOfItsOwnGroup() throws IOException {
+		manyGroups(false);
+		node("a", "library");
+		in("x");
+		acquire("a", 0, 10, 1);
+		action("a", 100, 1, "accepted");
+		in("y");
+		action("a", 200, 1, "accepted"); // a never led y
+		this.endMillis = 1500;
+		assertThat(check().actionsOutsideBelief()).isOne();
+	}
+
+	@Test
+	void eachGroupHasItsOwnFence() throws IOException {
+		manyGroups(false);
+		node("a", "library");
+		in("x");
+		acquire("a", 0, 10, 5);
+		this.harness.add("write 1 a 5 x");
+		this.harness.add("write 2 b 1 y");
+		this.harness.add("write 3 b 2 y");
+		this.endMillis = 1500;
+		assertThat(check().staleWritesAccepted()).isZero();
+		this.harness.add("write 4 b 1 y");
+		assertThat(check().staleWritesAccepted()).isOne();
+	}
+
+	@Test
+	void aGroupWithoutALeaderIsALeaderlessIntervalWhileTheOthersAreLed() throws IOException {
+		manyGroups(false);
+		node("a", "library");
+		node("b", "library");
+		in("x");
+		acquire("a", 0, 10, 1);
+		renew("a", 1000, 1010, 1, "true");
+		renew("a", 2000, 2010, 1, "true");
+		renew("a", 3000, 3010, 1, "true");
+		in("y");
+		acquire("b", 0, 10, 1);
+		death("b", 500);
+		this.endMillis = 4000;
+		assertThat(check().lateGaps()).singleElement().satisfies((gap) -> {
+			assertThat(gap.group()).isEqualTo("y");
+			assertThat(gap.start()).isEqualTo(ms(500));
+		});
+	}
+
+	@Test
+	void aHandOverLeavesItsGroupWithoutALeaderForTwoRetryPeriodsFromItsRelease() throws IOException {
+		// a hands x over at 3000 and its release returns at 3010. Bound: a retry period
+		// for the others to read x, one more that they may hold back, and the round trip
+		// of the acquire that ends the gap: 3010 + 400 + 400 + 2 x 10 = 3830.
+		handOver(true);
+		acquire("b", 3800, 3810, 2);
+		ChaosSummary summary = check();
+		assertThat(summary.handOvers()).isOne();
+		assertThat(summary.leaderless()).singleElement().satisfies((gap) -> {
+			assertThat(gap.cause()).isEqualTo("hand-over");
+			assertThat(gap.deadline() - gap.start()).isEqualTo(ms(830));
+			assertThat(gap.withinBound()).isTrue();
+			assertThat(gap.begunByHandOver()).isTrue();
+			assertThat(gap.handOverDeadline()).isEqualTo(gap.deadline());
+		});
+		assertThat(summary.violations()).isEmpty();
+		this.nodes.get("b").clear();
+		node("b", "library");
+		acquire("b", 3850, 3860, 2);
+		assertThat(check().lateGaps()).singleElement()
+			.satisfies((gap) -> assertThat(gap.cause()).isEqualTo("hand-over"));
+	}
+
+	@Test
+	void aFaultUnderWayMayAllowAGapThatAHandOverBeganLongerThanTheHandOversBound() throws IOException {
+		handOver(true);
+		fault("cut-follower", 2500, 4500); // bound 2800 + 400 + 20 from 2500: 5720
+		acquire("b", 5000, 5010, 2);
+		this.endMillis = 6000;
+		assertThat(check().leaderless()).singleElement().satisfies((gap) -> {
+			assertThat(gap.cause()).isEqualTo("cut-follower");
+			assertThat(gap.withinBound()).isTrue();
+			assertThat(gap.begunByHandOver()).isTrue();
+			assertThat(gap.withinHandOverBound()).isFalse();
+		});
+	}
+
+	@Test
+	void aHandOverWhoseReleaseDidNotReturnWaitsForTheLeaseToRunOut() throws IOException {
+		handOver(false);
+		acquire("b", 6000, 6010, 2); // 3000 + 2000 + 2 x 400 + 400 + 20 = 6220
+		this.endMillis = 6500;
+		assertThat(check().leaderless()).singleElement().satisfies((gap) -> {
+			assertThat(gap.cause()).isEqualTo("hand-over");
+			assertThat(gap.withinBound()).isTrue();
+		});
+	}
+
+	@Test
+	void aHandOverInAnotherGroupIsNotChargedWithAGap() throws IOException {
+		handOver(true);
+		in("y");
+		acquire("a", 0, 10, 1);
+		death("a", 3000); // y's leaderless interval is a's, not the hand-over's
+		acquire("b", 3800, 3810, 2);
+		assertThat(check().leaderless()).filteredOn((gap) -> gap.group().equals("y"))
+			.singleElement()
+			.satisfies((gap) -> {
+				assertThat(gap.cause()).isEqualTo("none");
+				assertThat(gap.begunByHandOver()).isFalse();
+			});
+	}
+
+	@Test
+	void withBalancingEveryBoundAllowsARetryPeriodOfHoldingBack() throws IOException {
+		// Crash bound 2480 + 10, and 400 of balancing hold-back, after the kill at 3000.
+		manyGroups(true);
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 2900, 2910, 1, "true");
+		death("a", 3000);
+		fault("kill-leader", 3000, 3001);
+		node("b", "library");
+		acquire("b", 5880, 5890, 2);
+		this.endMillis = 7000;
+		assertThat(check().lateGaps()).isEmpty();
+		this.nodes.get("b").clear();
+		node("b", "library");
+		acquire("b", 5900, 5910, 2);
+		assertThat(check().lateGaps()).hasSize(1);
+	}
+
+	@Test
+	void aRecordThatDoesNotNameItsGroupIsRefused() throws IOException {
+		node("a", "library");
+		this.nodes.get("a").add("acquire " + ms(0) + " " + ms(10) + " taken 1 0");
+		assertThatIllegalArgumentException().isThrownBy(this::check).withMessageContaining("the group last");
+	}
+
 	// Records
+
+	/**
+	 * a leads group x from 0 and hands it over at 3000: its release starts then and
+	 * returns at 3010 (if {@code released}), its revocation is recorded at 3005; b, which
+	 * runs, takes x next (the caller records it); the run ends at 4000.
+	 */
+	private void handOver(boolean released) {
+		manyGroups(true);
+		in("x");
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 2900, 2910, 1, "true");
+		record("a", "release", ms(3000), 1);
+		record("a", "revoked", ms(3005), 1, "REBALANCED");
+		if (released) {
+			record("a", "release-end", ms(3010), 1);
+		}
+		node("b", "library");
+		this.endMillis = 4000;
+	}
+
+	/** The run has more than one group, and balances them or not. */
+	private void manyGroups(boolean balanced) {
+		this.groups = 2;
+		this.balance = balanced;
+	}
+
+	/** The records written next are about this group. */
+	private void in(String group) {
+		this.group = group;
+	}
 
 	private void write(String key, long check, long term, long start, long end, String outcome) {
 		record(key, "action", ms(check), ms(check), term, ms(start), ms(end), outcome);
@@ -427,10 +649,17 @@ class CheckerTests {
 		this.harness.add("death " + ms(at) + " " + ms(at) + " " + key + " kill");
 	}
 
+	/**
+	 * Records a line of a node; one about a group's election ends with the group, which
+	 * is the run's one group ({@value ChaosSettings#GROUP}) unless a test chose another.
+	 */
 	private void record(String key, Object... fields) {
 		StringBuilder line = new StringBuilder();
 		for (Object field : fields) {
 			line.append((line.length() > 0) ? " " : "").append(field);
+		}
+		if (EventLog.isAboutAGroup(fields[0].toString())) {
+			line.append(' ').append(this.group);
 		}
 		this.nodes.get(key).add(line.toString());
 	}
@@ -444,14 +673,18 @@ class CheckerTests {
 			Files.write(this.directory.resolve("node-" + node.getKey() + ".log"), node.getValue());
 		}
 		List<String> lines = new ArrayList<>();
-		lines.add("run 0 0 test jdbc-mariadb 1 library on " + ms(2000) + " " + ms(1500) + " " + ms(400));
+		lines.add("run 0 0 test jdbc-mariadb 1 library on " + ms(2000) + " " + ms(1500) + " " + ms(400) + " "
+				+ this.groups + " " + (this.balance ? "balanced" : "unbalanced"));
 		lines.addAll(this.harness);
 		lines.add("end " + ms(this.endMillis));
 		Files.write(this.directory.resolve("harness.log"), lines);
 		// Every node on the same timing, which the bounds here are worked out from.
-		return Checker.check(this.directory,
-				ChaosSettings.safe(Backend.JDBC_MARIADB, 1, null, 1, this.directory.resolve("out"))
-					.withTimings(Collections.nCopies(3, ChaosSettings.TIMING)));
+		ChaosSettings settings = ChaosSettings.safe(Backend.JDBC_MARIADB, 1, null, 1, this.directory.resolve("out"))
+			.withTimings(Collections.nCopies(3, ChaosSettings.TIMING));
+		if (this.groups != 1 || this.balance) {
+			settings = settings.withGroups(this.groups, this.balance);
+		}
+		return Checker.check(this.directory, settings);
 	}
 
 }

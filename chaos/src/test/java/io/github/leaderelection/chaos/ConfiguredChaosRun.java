@@ -13,9 +13,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The long run of one backend, which {@code -Pchaos} runs instead of the default build's
  * tests: {@code chaos.backend}, {@code chaos.duration}, {@code chaos.faults} (at least
  * this many, even if that takes longer than the duration) and {@code chaos.seed} describe
- * it; {@code chaos.fault-types} (comma-separated) limits the faults to those. Its name
- * does not end in "Tests", so the default build leaves it out rather than reporting it
- * skipped.
+ * it; {@code chaos.fault-types} (comma-separated) limits the faults to those;
+ * {@code chaos.groups} (default 1) puts every node in that many groups, and
+ * {@code chaos.balance} ({@code true}; default off) has them spread their leadership. Its
+ * name does not end in "Tests", so the default build leaves it out rather than reporting
+ * it skipped.
  */
 class ConfiguredChaosRun {
 
@@ -31,6 +33,11 @@ class ConfiguredChaosRun {
 		int faults = ChaosTests.faults(ChaosTests.DEFAULT_FAULTS);
 		ChaosSettings settings = ChaosSettings.safe(backend, ChaosTests.seed(ChaosTests.DEFAULT_SEED), duration, faults,
 				ChaosTests.OUTPUT);
+		int groups = ChaosTests.groups(1);
+		boolean balance = ChaosTests.balance(false);
+		if (groups != 1 || balance) {
+			settings = settings.withGroups(groups, balance);
+		}
 		String types = System.getProperty("chaos.fault-types", "");
 		if (!types.isBlank()) {
 			// Only these faults, to chase what one of them does.

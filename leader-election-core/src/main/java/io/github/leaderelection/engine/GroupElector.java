@@ -133,6 +133,11 @@ final class GroupElector implements LeaderElection {
 	 */
 	private long freeSinceNanos;
 
+	/**
+	 * Whether the next release is a hand-over; see {@link #requeue()}. Guarded by this.
+	 */
+	private boolean requeueAfterRelease;
+
 	private final AtomicBoolean attemptRunning = new AtomicBoolean();
 
 	private volatile boolean attemptRequested;
@@ -204,6 +209,7 @@ final class GroupElector implements LeaderElection {
 	private boolean giveUp(RevocationReason reason) {
 		boolean wasLeading;
 		synchronized (this) {
+			this.requeueAfterRelease = reason == RevocationReason.REBALANCED;
 			Belief current = believed();
 			wasLeading = current != null && current.isHeldAt(now());
 			if (current != null) {
@@ -513,8 +519,12 @@ final class GroupElector implements LeaderElection {
 		observe(lease);
 		noteOwnIdElsewhere(lease);
 		synchronized (this) {
-			if (!this.inRounds || this.stopped || this.held != null || this.duplicateId.conflict() != null
-					|| (lease != null && !lease.isAcquirableBy(this.candidateId))) {
+			if (lease != null && !lease.isAcquirableBy(this.candidateId)) {
+				// Led: the next time it is free, balancing's hold-back starts afresh.
+				this.freeSinceNanos = 0;
+				return;
+			}
+			if (!this.inRounds || this.stopped || this.held != null || this.duplicateId.conflict() != null) {
 				return;
 			}
 			long stayOut = this.competeAfterNanos - now();
@@ -645,6 +655,7 @@ final class GroupElector implements LeaderElection {
 		}
 		if (toRelease != null) {
 			this.store.release(toRelease, this.callTimeout);
+			boolean requeue;
 			synchronized (this) {
 				if (this.held == toRelease) {
 					this.held = null;
@@ -652,6 +663,11 @@ final class GroupElector implements LeaderElection {
 				if (this.releasing == toRelease) {
 					this.releasing = null;
 				}
+				requeue = this.requeueAfterRelease;
+				this.requeueAfterRelease = false;
+			}
+			if (requeue) {
+				requeue();
 			}
 			return NEXT_ROUND;
 		}
@@ -813,8 +829,9 @@ final class GroupElector implements LeaderElection {
 			}
 			return NEXT_ROUND;
 		}
-		if (heldBackForBalance(current)) {
-			return NEXT_ROUND;
+		long heldBack = heldBackForBalance(current);
+		if (heldBack > 0) {
+			return heldBack; // tried again the moment the hold-back ends
 		}
 		long start = now();
 		Optional<Lease> taken = this.store.tryAcquire(this.group, this.candidateId,
@@ -863,17 +880,17 @@ final class GroupElector implements LeaderElection {
 	 * failover, which must not wait), and for at most one retry period after this elector
 	 * first saw it free.
 	 */
-	private boolean heldBackForBalance(@Nullable Lease free) {
+	private long heldBackForBalance(@Nullable Lease free) {
 		Balancer balancer = this.engine.balancer();
 		if (balancer == null || free == null || free.holder() != null || !balancer.holdsBack(this.group)) {
-			return false;
+			return 0;
 		}
 		synchronized (this) {
 			long now = now();
 			if (this.freeSinceNanos == 0) {
 				this.freeSinceNanos = now;
 			}
-			return now - this.freeSinceNanos < this.retryPeriodNanos;
+			return Math.max(0, this.freeSinceNanos + this.retryPeriodNanos - now);
 		}
 	}
 
@@ -918,6 +935,22 @@ final class GroupElector implements LeaderElection {
 		this.releasing = lease;
 		this.competeAfterNanos = now + this.retryPeriodNanos;
 		return false;
+	}
+
+	/**
+	 * After a hand-over, takes this candidate's place in the store's queue again at its
+	 * end (on stores that queue candidates, ZooKeeper): the lease goes to whoever is next
+	 * in line, and a hand-over must go to another candidate, not back to this one.
+	 */
+	private void requeue() {
+		try {
+			this.store.leave(this.group, this.candidateId, this.callTimeout);
+			this.store.join(this.group, this.candidateId, this.callTimeout);
+		}
+		catch (Exception ex) {
+			logger.debug("Could not queue again at the end of group '{}' after handing it over; the store retries",
+					this.group, ex);
+		}
 	}
 
 	private void grant(Lease lease, long requestStart) {

@@ -35,8 +35,12 @@ import org.h2.tools.Server;
  * to the jar ({@code benchmarks/target/}).
  *
  * <pre>
- * java -jar benchmarks/target/benchmarks.jar quick|full [--only=gate,failover,load,scale]
+ * java -jar benchmarks/target/benchmarks.jar quick|full [--only=gate,failover,load,scale,balance]
+ *     [--contenders=ours-redis,...] [--groups=10,1000,10000] [--balance-groups=100] [--balance-nodes=4]
  * </pre>
+ *
+ * {@code --groups} sets the group counts of the scale figure for every contender chosen
+ * (by default this starter at 10 and 1,000, Spring Integration at 10).
  */
 public final class Benchmarks {
 
@@ -46,24 +50,45 @@ public final class Benchmarks {
 	static final List<String> LOAD = List.of("ours-mariadb", "si-mariadb", "seed-mariadb", "ours-postgresql",
 			"si-postgresql", "ours-redis", "si-redis", "ours-zookeeper", "si-zookeeper", "ours-etcd");
 
+	/** Figure 5: where balancing is measured unless --contenders says otherwise. */
+	static final List<String> BALANCE = List.of("ours-redis", "ours-mariadb", "ours-postgresql", "ours-zookeeper",
+			"ours-etcd");
+
 	private Benchmarks() {
 	}
 
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0 || !Set.of("quick", "full").contains(args[0])) {
 			System.err.println("Usage: java -jar benchmarks/target/benchmarks.jar quick|full "
-					+ "[--only=gate,failover,load,scale] [--contenders=ours-redis,...]");
+					+ "[--only=gate,failover,load,scale,balance] [--contenders=ours-redis,...] [--groups=10,1000,10000] "
+					+ "[--balance-groups=100] [--balance-nodes=4]");
 			System.exit(2);
 		}
 		boolean full = args[0].equals("full");
-		Set<String> sections = Set.of("gate", "failover", "load", "scale");
+		Set<String> sections = Set.of("gate", "failover", "load", "scale", "balance");
 		List<String> contenders = null;
+		List<Integer> scaleGroups = null;
+		int balanceGroups = 100;
+		int balanceNodes = 4;
 		for (String arg : Arrays.copyOfRange(args, 1, args.length)) {
 			if (arg.startsWith("--only=")) {
 				sections = Set.of(arg.substring(7).split(","));
 			}
 			else if (arg.startsWith("--contenders=")) {
 				contenders = List.of(arg.substring(13).split(","));
+			}
+			else if (arg.startsWith("--groups=")) {
+				scaleGroups = Arrays.stream(arg.substring(9).split(",")).map(Integer::valueOf).toList();
+			}
+			else if (arg.startsWith("--balance-groups=")) {
+				balanceGroups = Integer.parseInt(arg.substring(17));
+			}
+			else if (arg.startsWith("--balance-nodes=")) {
+				balanceNodes = Integer.parseInt(arg.substring(16));
+			}
+			else {
+				System.err.println("Unknown option " + arg);
+				System.exit(2);
 			}
 		}
 		Path target = targetDirectory();
@@ -102,6 +127,7 @@ public final class Benchmarks {
 			settings.put("failoverTiming", Timing.FAILOVER.toString());
 			settings.put("storeLoadTiming", Timing.FAILOVER.toString());
 			settings.put("scaleTiming", Timing.DEFAULTS.toString());
+			settings.put("balanceTiming", Timing.DEFAULTS.toString());
 			settings
 				.put("comparableSettings", "SI lock registries: TTL / expireAfter = lease-duration, heartBeatMillis = "
 						+ "retry-period, busyWait 50 ms and idleBetweenTries 100 ms (defaults); SI ZooKeeper and our "
@@ -137,12 +163,23 @@ public final class Benchmarks {
 				// be compared with
 				// themselves; Spring Integration at 10 only (a thread per group).
 				List<Object[]> runs = new ArrayList<>();
-				for (String ours : List.of("ours-mariadb", "ours-postgresql", "ours-redis", "ours-zookeeper",
-						"ours-etcd")) {
-					runs.add(new Object[] { ours, 10 });
-					runs.add(new Object[] { ours, 1000 });
+				if (scaleGroups != null && contenders != null) {
+					// As asked, in the order asked.
+					for (String id : contenders) {
+						for (int count : scaleGroups) {
+							runs.add(new Object[] { id, count });
+						}
+					}
 				}
-				runs.add(new Object[] { "si-mariadb", 10 });
+				else {
+					for (String ours : List.of("ours-mariadb", "ours-postgresql", "ours-redis", "ours-zookeeper",
+							"ours-etcd")) {
+						for (int count : (scaleGroups != null) ? scaleGroups : List.of(10, 1000)) {
+							runs.add(new Object[] { ours, count });
+						}
+					}
+					runs.add(new Object[] { "si-mariadb", 10 });
+				}
 				for (Object[] run : runs) {
 					String id = (String) run[0];
 					if (contenders != null && !contenders.contains(id)) {
@@ -150,6 +187,16 @@ public final class Benchmarks {
 					}
 					section("scale " + id + " x " + run[1], load, () -> rows.add(Scale.run(Contender.parse(id),
 							(Integer) run[1], Timing.DEFAULTS, full ? 30000 : 5000, logDir)));
+				}
+			}
+			if (sections.contains("balance")) {
+				List<Map<String, Object>> rows = new ArrayList<>();
+				results.put("balance", rows);
+				int groups = balanceGroups;
+				int nodes = balanceNodes;
+				for (String id : pick(BALANCE, contenders)) {
+					section("balance " + id + " (" + groups + " groups, " + nodes + " nodes)", load,
+							() -> rows.add(Balance.run(Contender.parse(id), groups, nodes, Timing.DEFAULTS, logDir)));
 				}
 			}
 		}

@@ -5,7 +5,9 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.ForwardingLeaseStore;
@@ -19,56 +21,108 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 
 	final LongAdder calls = new LongAdder();
 
+	/** Calls by method, and calls that threw by method (as {@code method!}). */
+	final Map<String, LongAdder> byMethod = new ConcurrentSkipListMap<>();
+
+	/** Time spent in calls by method, in nanoseconds. */
+	final Map<String, LongAdder> nanosByMethod = new ConcurrentSkipListMap<>();
+
 	CountingLeaseStore(LeaseStore delegate) {
 		super(delegate);
 	}
 
+	private <T> T count(String method, Supplier<T> call) {
+		this.calls.increment();
+		this.byMethod.computeIfAbsent(method, (m) -> new LongAdder()).increment();
+		long start = System.nanoTime();
+		try {
+			return call.get();
+		}
+		catch (RuntimeException ex) {
+			this.byMethod.computeIfAbsent(method + "!", (m) -> new LongAdder()).increment();
+			throw ex;
+		}
+		finally {
+			this.nanosByMethod.computeIfAbsent(method, (m) -> new LongAdder()).add(System.nanoTime() - start);
+		}
+	}
+
+	/**
+	 * {@code method:calls:milliseconds spent;...}, failures as {@code method!:calls}.
+	 */
+	String byMethod() {
+		StringBuilder text = new StringBuilder();
+		this.byMethod.forEach((method, count) -> {
+			text.append(method).append(':').append(count.sum());
+			LongAdder nanos = this.nanosByMethod.get(method);
+			if (nanos != null) {
+				text.append(':').append(nanos.sum() / 1_000_000);
+			}
+			text.append(';');
+		});
+		return text.toString();
+	}
+
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
-		this.calls.increment();
-		return delegate().read(group, timeout);
+		return count("read", () -> delegate().read(group, timeout));
 	}
 
 	@Override
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
-		this.calls.increment();
-		return delegate().tryAcquire(group, candidateId, leaseDuration, timeout);
+		return count("tryAcquire", () -> delegate().tryAcquire(group, candidateId, leaseDuration, timeout));
 	}
 
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
-		this.calls.increment();
-		return delegate().renew(lease, leaseDuration, timeout);
+		return count("renew", () -> delegate().renew(lease, leaseDuration, timeout));
 	}
 
 	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
-		this.calls.increment();
-		return delegate().renewAll(leases, leaseDuration, timeout);
+		return count("renewAll", () -> delegate().renewAll(leases, leaseDuration, timeout));
 	}
 
 	@Override
 	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
-		this.calls.increment();
-		return delegate().readAll(groups, timeout);
+		return count("readAll", () -> delegate().readAll(groups, timeout));
+	}
+
+	@Override
+	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
+		return count("keepCandidateAlive", () -> delegate().keepCandidateAlive(candidateId, weight, ttl, timeout));
+	}
+
+	@Override
+	public void removeCandidate(String candidateId, Duration timeout) {
+		count("removeCandidate", () -> {
+			delegate().removeCandidate(candidateId, timeout);
+			return null;
+		});
 	}
 
 	@Override
 	public void release(Lease lease, Duration timeout) {
-		this.calls.increment();
-		delegate().release(lease, timeout);
+		count("release", () -> {
+			delegate().release(lease, timeout);
+			return null;
+		});
 	}
 
 	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
-		this.calls.increment();
-		delegate().forceLeader(group, candidateId, timeout);
+		count("forceLeader", () -> {
+			delegate().forceLeader(group, candidateId, timeout);
+			return null;
+		});
 	}
 
 	@Override
 	public void clear(String group, Duration timeout) {
-		this.calls.increment();
-		delegate().clear(group, timeout);
+		count("clear", () -> {
+			delegate().clear(group, timeout);
+			return null;
+		});
 	}
 
 }

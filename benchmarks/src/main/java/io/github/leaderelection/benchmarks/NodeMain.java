@@ -20,7 +20,10 @@ import java.util.TreeMap;
  *
  * <p>
  * Arguments:
- * {@code <contender> <nodeId> <groups> <candidates> <lease,renew,retry ms> <autostart>}.
+ * {@code <contender> <nodeId> <groups> <candidates> <lease,renew,retry ms> <autostart> [balance=<weight>]}:
+ * with {@code balance=<weight>} (this starter only) each candidate's engine balances
+ * leadership over the live candidates with that weight
+ * ({@code LeaderElectionEngine.Builder#balance}, no preferred leaders).
  */
 public final class NodeMain {
 
@@ -39,26 +42,36 @@ public final class NodeMain {
 		int candidates = Integer.parseInt(args[3]);
 		Timing timing = Timing.parse(args[4]);
 		boolean autostart = Boolean.parseBoolean(args[5]);
+		int balanceWeight = 0;
+		for (int i = 6; i < args.length; i++) {
+			if (args[i].startsWith("balance=")) {
+				balanceWeight = Integer.parseInt(args[i].substring(8));
+			}
+			else {
+				throw new IllegalArgumentException("Unknown node option " + args[i]);
+			}
+		}
 		List<String> groups = groups(groupCount);
 		List<Participant> participants = new ArrayList<>();
 		for (int i = 0; i < candidates; i++) {
 			String candidateId = (candidates == 1) ? nodeId : nodeId + "-c" + i;
-			participants.add(Participants.create(contender, candidateId, groups, timing, new Participant.Events() {
-				@Override
-				public void granted(String group) {
-					emit("@G " + group + " " + System.nanoTime() + " " + candidateId);
-				}
+			participants.add(Participants.create(contender, candidateId, groups, timing, balanceWeight,
+					new Participant.Events() {
+						@Override
+						public void granted(String group) {
+							emit("@G " + group + " " + System.nanoTime() + " " + candidateId);
+						}
 
-				@Override
-				public void revoked(String group) {
-					emit("@R " + group + " " + System.nanoTime() + " " + candidateId);
-				}
+						@Override
+						public void revoked(String group, String reason) {
+							emit("@R " + group + " " + System.nanoTime() + " " + candidateId + " " + reason);
+						}
 
-				@Override
-				public void released() {
-					emit("@RELEASED " + System.nanoTime());
-				}
-			}));
+						@Override
+						public void released() {
+							emit("@RELEASED " + System.nanoTime());
+						}
+					}));
 		}
 		if (autostart) {
 			for (Participant participant : participants) {
@@ -133,6 +146,10 @@ public final class NodeMain {
 		line.append(" heapUsed=").append(heap);
 		line.append(" led=").append(led);
 		line.append(" storeCalls=").append(calls);
+		line.append(" callsByMethod=").append(participants.get(0).storeCallsByMethod());
+		// What the first candidate's balancing last counted: candidate:groups;...
+		line.append(" view=");
+		participants.get(0).leadersByCandidate().forEach((c, n) -> line.append(c).append(':').append(n).append(';'));
 		line.append(" families=");
 		families.forEach((name, count) -> line.append(name).append(':').append(count).append(','));
 		return line.toString();

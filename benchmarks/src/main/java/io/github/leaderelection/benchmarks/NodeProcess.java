@@ -55,10 +55,22 @@ final class NodeProcess implements AutoCloseable {
 
 	static NodeProcess start(Contender contender, String id, int groups, int candidates, Timing timing,
 			boolean autostart, BlockingQueue<Event> events, Path logDir, List<String> jvmOptions) throws IOException {
+		return start(contender, id, groups, candidates, timing, autostart, events, logDir, jvmOptions, List.of());
+	}
+
+	/**
+	 * @param nodeOptions options after the node's fixed arguments, such as
+	 * {@code balance=1} (see {@link NodeMain})
+	 */
+	static NodeProcess start(Contender contender, String id, int groups, int candidates, Timing timing,
+			boolean autostart, BlockingQueue<Event> events, Path logDir, List<String> jvmOptions,
+			List<String> nodeOptions) throws IOException {
 		List<String> options = new ArrayList<>(jvmOptions);
 		options.addAll(Coordinates.systemProperties());
-		List<String> command = ChildJvm.command(options, NodeMain.class, List.of(contender.id(), id,
-				Integer.toString(groups), Integer.toString(candidates), timing.args(), Boolean.toString(autostart)));
+		List<String> arguments = new ArrayList<>(List.of(contender.id(), id, Integer.toString(groups),
+				Integer.toString(candidates), timing.args(), Boolean.toString(autostart)));
+		arguments.addAll(nodeOptions);
+		List<String> command = ChildJvm.command(options, NodeMain.class, arguments);
 		Files.createDirectories(logDir);
 		NodeProcess node = new NodeProcess(id, events);
 		node.jvm = ChildJvm.start("node-reader-" + id, command, Map.of(),

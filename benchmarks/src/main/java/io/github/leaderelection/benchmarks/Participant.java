@@ -19,6 +19,22 @@ interface Participant extends AutoCloseable {
 		return -1;
 	}
 
+	/**
+	 * Store calls so far by method ({@code method:calls;...}, failed calls as
+	 * {@code method!}), empty where the contender cannot be counted.
+	 */
+	default String storeCallsByMethod() {
+		return "";
+	}
+
+	/**
+	 * How many groups each live candidate leads, as this candidate's balancing last
+	 * counted them; empty when it does not balance.
+	 */
+	default java.util.Map<String, Integer> leadersByCandidate() {
+		return java.util.Map.of();
+	}
+
 	/** Stops competing, releasing what the contender releases on a graceful stop. */
 	@Override
 	void close() throws Exception;
@@ -28,7 +44,11 @@ interface Participant extends AutoCloseable {
 
 		void granted(String group);
 
-		void revoked(String group);
+		/**
+		 * @param reason why, as the contender tells it ({@code RevocationReason} name, or
+		 * {@code -} where it does not)
+		 */
+		void revoked(String group, String reason);
 
 		/**
 		 * The election is stopped and the leases released; only connections remain to

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -54,8 +55,20 @@ final class Participants {
 
 	static Participant create(Contender contender, String candidateId, List<String> groups, Timing timing,
 			Participant.Events events) throws Exception {
+		return create(contender, candidateId, groups, timing, 0, events);
+	}
+
+	/**
+	 * @param balanceWeight this candidate's balancing weight, 0 for no balancing (only
+	 * this starter balances)
+	 */
+	static Participant create(Contender contender, String candidateId, List<String> groups, Timing timing,
+			int balanceWeight, Participant.Events events) throws Exception {
+		if (balanceWeight > 0 && contender.kind() != Contender.Kind.OURS) {
+			throw new IllegalArgumentException(contender + " cannot balance");
+		}
 		return switch (contender.kind()) {
-			case OURS -> new Ours(contender.store(), candidateId, groups, timing, events);
+			case OURS -> new Ours(contender.store(), candidateId, groups, timing, balanceWeight, events);
 			case SPRING_INTEGRATION -> (contender.store() == Store.ZOOKEEPER)
 					? new SpringIntegrationZookeeper(candidateId, groups, timing, events)
 					: new SpringIntegrationLocks(contender.store(), candidateId, groups, timing, events);
@@ -105,7 +118,8 @@ final class Participants {
 
 		private final Events events;
 
-		Ours(Store storeKind, String candidateId, List<String> groups, Timing timing, Events events) {
+		Ours(Store storeKind, String candidateId, List<String> groups, Timing timing, int balanceWeight,
+				Events events) {
 			this.events = events;
 			LeaseStore lease = switch (storeKind) {
 				case MARIADB, POSTGRESQL, H2 -> {
@@ -138,8 +152,11 @@ final class Participants {
 				}
 			};
 			this.store = new CountingLeaseStore(lease);
-			this.engine = LeaderElectionEngine.builder(this.store)
-				.candidateId(candidateId)
+			LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(this.store);
+			if (balanceWeight > 0) {
+				builder.balance(balanceWeight, Map.of());
+			}
+			this.engine = builder.candidateId(candidateId)
 				.timing(timing.election())
 				.shutdownTimeout(Duration.ofSeconds(5))
 				.listener(new LeaderElectionListener() {
@@ -150,7 +167,7 @@ final class Participants {
 
 					@Override
 					public void revoked(Leadership leadership, RevocationReason reason) {
-						events.revoked(leadership.group());
+						events.revoked(leadership.group(), reason.name());
 					}
 				})
 				.build();
@@ -178,6 +195,16 @@ final class Participants {
 		@Override
 		public long storeCalls() {
 			return this.store.calls.sum();
+		}
+
+		@Override
+		public String storeCallsByMethod() {
+			return this.store.byMethod();
+		}
+
+		@Override
+		public Map<String, Integer> leadersByCandidate() {
+			return this.engine.leadersByCandidate();
 		}
 
 		@Override
@@ -211,7 +238,7 @@ final class Participants {
 		@Override
 		public void onRevoked(Context ctx) {
 			this.leading.remove(getRole());
-			this.events.revoked(getRole());
+			this.events.revoked(getRole(), "-");
 		}
 
 	}
@@ -392,7 +419,7 @@ final class Participants {
 						this.events.granted(group);
 					}
 					else if (!leader && this.leading.remove(group)) {
-						this.events.revoked(group);
+						this.events.revoked(group, "-");
 					}
 				}
 			}

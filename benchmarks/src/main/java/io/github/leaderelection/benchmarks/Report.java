@@ -116,6 +116,50 @@ final class Report {
 							a.equals(b), a + " vs " + b);
 				});
 		}
+		for (Map<String, Object> row : scale) {
+			String id = (String) row.get("contender");
+			if (!id.startsWith("ours-") || number(row.get("groups")) < 10000) {
+				continue;
+			}
+			String groups = fmt("%,d groups", (int) number(row.get("groups")));
+			double all = number(row.get("timeUntilAllLedMs"));
+			double bound = 2 * Timing.DEFAULTS.retryMs();
+			goal(goals,
+					"Every group led within 2 retry periods = " + fmt("%.0f ms", bound) + " (" + id + ", " + groups
+							+ ")",
+					all <= bound, Double.isNaN(all) ? "not all led: " + row.get("groupsLed") : fmt("%,.0f ms", all));
+			double perNode = number(row.get("serverRequestsPerSecondPerNode"));
+			goal(goals, "At most 2 store requests per second per node at the server (" + id + ", " + groups + ")",
+					perNode <= 2, fmt("%.1f/s", perNode));
+		}
+		for (Map<String, Object> row : rows(results, "balance")) {
+			String id = (String) row.get("contender");
+			List<?> joins = (List<?>) row.getOrDefault("joins", List.of());
+			if (!joins.isEmpty()) {
+				Map<String, Object> last = map(joins.get(joins.size() - 1));
+				double periods = number(last.get("periods"));
+				goal(goals, "Spread at most 1 within 5 retry periods of the last join (" + id + ")", periods <= 5,
+						Double.isNaN(periods) ? "not within " + Balance.MAX_PERIODS + " periods"
+								: fmt("%.1f periods", periods));
+				int groups = (int) number(row.get("groups"));
+				int ceil = (int) Math.ceil(groups / number(row.get("nodes")));
+				double moved = number(last.get("moved"));
+				goal(goals, "At most ceil(G/C) = " + ceil + " groups moved when the last node joined (" + id + ")",
+						moved <= ceil, fmt("%.0f moved", moved));
+			}
+			Map<String, Object> kill = map(row.get("kill"));
+			if (!kill.isEmpty()) {
+				double all = number(kill.get("allLedAgainAfterMs"));
+				double bound = number(kill.get("boundMs"));
+				goal(goals, "Every group led again within lease + retry = " + fmt("%.0f ms", bound) + " of a kill -9 ("
+						+ id + ")", all <= bound, Double.isNaN(all) ? "not all led" : fmt("%,.0f ms", all));
+				double periods = number(kill.get("periodsAfterAllLed"));
+				goal(goals, "Spread at most 1 within 5 more retry periods after the kill (" + id + ")", periods <= 5,
+						Double.isNaN(periods) ? "not within " + Balance.MAX_PERIODS + " periods"
+								: fmt("%.1f periods after every group was led again (%.1f after the kill)", periods,
+										number(kill.get("periodsAfterKill"))));
+			}
+		}
 		return goals;
 	}
 
@@ -283,6 +327,53 @@ final class Report {
 					.append(" | ")
 					.append(String.join(" / ", calls))
 					.append(" |\n");
+			}
+			md.append('\n');
+		}
+		List<Map<String, Object>> balance = rows(results, "balance");
+		if (!balance.isEmpty()) {
+			md.append("### 5. Balancing (").append(Timing.DEFAULTS).append(")\n\n");
+			md.append("| contender | event | live nodes | retry periods until spread <= 1 | groups moved | groups led "
+					+ "per node after |\n|---|---|---:|---:|---:|---|\n");
+			for (Map<String, Object> row : balance) {
+				for (Object j : (List<?>) row.getOrDefault("joins", List.of())) {
+					Map<String, Object> join = map(j);
+					md.append("| ")
+						.append(row.get("label"))
+						.append(" | ")
+						.append(join.get("node"))
+						.append(" joins | ")
+						.append(join.get("liveNodes"))
+						.append(" | ")
+						.append(join.get("periods") == null ? "not settled" : fmt("%.1f", number(join.get("periods"))))
+						.append(" | ")
+						.append(join.get("moved"))
+						.append(" | ")
+						.append(join.get("ledAfter"))
+						.append(" |\n");
+				}
+				Map<String, Object> kill = map(row.get("kill"));
+				if (!kill.isEmpty()) {
+					md.append("| ")
+						.append(row.get("label"))
+						.append(" | kill -9 ")
+						.append(kill.get("node"))
+						.append(" (led ")
+						.append(kill.get("itLed"))
+						.append("): every group led again after ")
+						.append(ms(kill.get("allLedAgainAfterMs")))
+						.append(" ms | ")
+						.append(map(kill).containsKey("ledAfter") ? map(kill.get("ledAfter")).size() : "?")
+						.append(" | ")
+						.append(kill.get("periodsAfterAllLed") == null ? "not settled"
+								: fmt("%.1f after all led (%.1f after the kill)",
+										number(kill.get("periodsAfterAllLed")), number(kill.get("periodsAfterKill"))))
+						.append(" | ")
+						.append(kill.get("moved"))
+						.append(" | ")
+						.append(kill.get("ledAfter"))
+						.append(" |\n");
+				}
 			}
 			md.append('\n');
 		}

@@ -21,6 +21,9 @@ enum Store {
 	 */
 	static final String OURS_TABLE = "bench_leader_election";
 
+	/** The table of live candidates that balancing keeps next to our lease table. */
+	static final String OURS_CANDIDATES_TABLE = OURS_TABLE + "_candidates";
+
 	/** Spring Integration's table prefix: its lock table is {@code BENCH_INT_LOCK}. */
 	static final String SI_PREFIX = "BENCH_INT_";
 

@@ -230,7 +230,7 @@ final class Balancer {
 	}
 
 	/** This node took a group: counted until the next round recounts. */
-	void acquired(String group) {
+	void acquired() {
 		View current = this.view;
 		if (current != null) {
 			current.selfTaken.incrementAndGet();

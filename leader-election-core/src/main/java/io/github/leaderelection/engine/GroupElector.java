@@ -843,7 +843,7 @@ final class GroupElector implements LeaderElection {
 		Lease lease = taken.get();
 		Balancer balancer = this.engine.balancer();
 		if (balancer != null) {
-			balancer.acquired(this.group);
+			balancer.acquired();
 		}
 		boolean stoppedMeanwhile;
 		synchronized (this) {

@@ -79,6 +79,12 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 	}
 
 	@Override
+	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		return count("tryAcquireAll", () -> delegate().tryAcquireAll(groups, candidateId, leaseDuration, timeout));
+	}
+
+	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		return count("renewAll", () -> delegate().renewAll(leases, leaseDuration, timeout));
 	}

@@ -2,6 +2,7 @@ package io.github.leaderelection.chaos;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -47,6 +48,36 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 		}
 		else {
 			this.log.write("acquire", entry, exit, "empty", 0, 0, group);
+		}
+		return taken;
+	}
+
+	/**
+	 * Records a round's acquisition as the acquisition of each of its groups, all started
+	 * at the round's start.
+	 */
+	@Override
+	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		long entry = EventLog.now();
+		Map<String, Lease> taken;
+		try {
+			taken = delegate().tryAcquireAll(groups, candidateId, leaseDuration, timeout);
+		}
+		catch (RuntimeException ex) {
+			long exit = EventLog.now();
+			groups.forEach((group) -> this.log.write("acquire", entry, exit, "error", 0, 0, group));
+			throw ex;
+		}
+		long exit = EventLog.now();
+		for (String group : groups) {
+			Lease lease = taken.get(group);
+			if (lease != null) {
+				this.log.write("acquire", entry, exit, "taken", lease.term(), lease.activeIn().toNanos(), group);
+			}
+			else {
+				this.log.write("acquire", entry, exit, "empty", 0, 0, group);
+			}
 		}
 		return taken;
 	}

@@ -16,8 +16,8 @@ import org.springframework.util.ReflectionUtils;
 /**
  * The lease operations of every {@link LeaseStore}, as the timer and the observation of
  * store calls name them ({@code read}, {@code acquire}, {@code renew}, {@code release},
- * {@code force}, {@code clear}, and the batches of a node's rounds, {@code renew-all} and
- * {@code read-all}), and the pointcut that matches them.
+ * {@code force}, {@code clear}, and the batches of a node's rounds, {@code acquire-all},
+ * {@code renew-all} and {@code read-all}), and the pointcut that matches them.
  */
 final class LeaseOperations extends StaticMethodMatcherPointcut {
 
@@ -25,8 +25,8 @@ final class LeaseOperations extends StaticMethodMatcherPointcut {
 	static final String ALL_GROUPS = "*";
 
 	private static final Map<String, String> NAMES = Map.of("read", "read", "tryAcquire", "acquire", "renew", "renew",
-			"release", "release", "forceLeader", "force", "clear", "clear", "renewAll", "renew-all", "readAll",
-			"read-all");
+			"release", "release", "forceLeader", "force", "clear", "clear", "tryAcquireAll", "acquire-all", "renewAll",
+			"renew-all", "readAll", "read-all");
 
 	LeaseOperations() {
 		setClassFilter(new RootClassFilter(LeaseStore.class));

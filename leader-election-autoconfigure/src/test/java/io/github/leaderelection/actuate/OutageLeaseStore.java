@@ -17,8 +17,8 @@ import org.springframework.aop.framework.ProxyFactory;
 public class OutageLeaseStore extends ForwardingLeaseStore {
 
 	/** The calls that fail during an outage: the lease operations, batches included. */
-	private static final Set<String> OPERATIONS = Set.of("read", "readAll", "tryAcquire", "renew", "renewAll",
-			"release", "forceLeader", "clear");
+	private static final Set<String> OPERATIONS = Set.of("read", "readAll", "tryAcquire", "tryAcquireAll", "renew",
+			"renewAll", "release", "forceLeader", "clear");
 
 	private final AtomicBoolean down;
 

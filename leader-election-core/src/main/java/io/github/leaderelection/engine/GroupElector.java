@@ -120,14 +120,6 @@ final class GroupElector implements LeaderElection {
 	private boolean roundCallPending;
 
 	/**
-	 * The lease a round has just read, for the attempt it started, so that the attempt
-	 * need not read it again; consumed by that attempt. Guarded by this.
-	 */
-	private @Nullable Lease roundRead;
-
-	private boolean roundReadPending;
-
-	/**
 	 * When this elector first saw the lease free while balancing held it back; 0 when not
 	 * held back. Guarded by this.
 	 */
@@ -270,6 +262,9 @@ final class GroupElector implements LeaderElection {
 		}
 		this.started = true;
 		this.startedNanos = now();
+		// The first look at the lease is a round's, taken at once: a node starting with
+		// many groups reads and takes them in a few requests, not one each.
+		this.inRounds = true;
 		this.engine.executeStoreTask(this::joinAndWatch);
 		logger.debug("Joined the election of group '{}' as candidate '{}'", this.group, this.candidateId);
 		requestAttempt();
@@ -397,8 +392,18 @@ final class GroupElector implements LeaderElection {
 
 	// The attempt loop
 
+	/**
+	 * Asks for a look at the lease now (a notification, a start, an administrator's
+	 * change). A follower whose next step is the node's round asks the rounds for a look
+	 * soon, which reads and takes the leases of all the groups asking at once; otherwise
+	 * this elector attempts on its own.
+	 */
 	void requestAttempt() {
 		this.attemptRequested = true;
+		if (looksInRounds()) {
+			this.engine.rounds().lookSoon(this);
+			return;
+		}
 		if (this.attemptRunning.compareAndSet(false, true)) {
 			if (!this.engine.executeStoreTask(this::runAttempts)) {
 				this.attemptRunning.set(false);
@@ -466,6 +471,10 @@ final class GroupElector implements LeaderElection {
 		}
 	}
 
+	private synchronized boolean looksInRounds() {
+		return this.inRounds && this.started && !this.stopped && this.held == null && this.releasing == null;
+	}
+
 	/**
 	 * Whether the node's rounds know this elector's next regular step: renewing the lease
 	 * it believes in, or looking at the lease of a group it follows.
@@ -503,15 +512,20 @@ final class GroupElector implements LeaderElection {
 				&& this.held == null && this.releasing == null;
 		if (follows) {
 			this.roundCallPending = true;
+			// This read answers any look asked for so far. (An elector left out because
+			// its attempt is running keeps the request: the attempt asks again when it
+			// ends.)
+			this.attemptRequested = false;
 		}
 		return follows;
 	}
 
 	/**
-	 * What a read round found: the group's lease, or null if it was never led. A lease
-	 * this candidate may take starts an attempt, which takes it without reading again.
+	 * What a read round found: the group's lease, or null if it was never led.
+	 * @return whether this candidate is to take the lease now, in the round's
+	 * {@link LeaseStore#tryAcquireAll acquisition}
 	 */
-	void readInRound(@Nullable Lease lease) {
+	boolean readInRound(@Nullable Lease lease) {
 		synchronized (this) {
 			this.roundCallPending = false;
 		}
@@ -522,20 +536,78 @@ final class GroupElector implements LeaderElection {
 			if (lease != null && !lease.isAcquirableBy(this.candidateId)) {
 				// Led: the next time it is free, balancing's hold-back starts afresh.
 				this.freeSinceNanos = 0;
-				return;
+				return false;
 			}
 			if (!this.inRounds || this.stopped || this.held != null || this.duplicateId.conflict() != null) {
-				return;
+				return false;
 			}
 			long stayOut = this.competeAfterNanos - now();
 			if (stayOut > 0) {
 				scheduleAttempt(stayOut);
-				return;
+				return false;
 			}
-			this.roundRead = lease;
-			this.roundReadPending = true;
 		}
-		requestAttempt();
+		long heldBack = heldBackForBalance(lease);
+		if (heldBack > 0) {
+			scheduleAttempt(heldBack); // tried again the moment the hold-back ends
+			return false;
+		}
+		return true;
+	}
+
+	/**
+	 * Lets a round take this group's lease in its acquisition: claims the elector as an
+	 * attempt would, so that no attempt of its own runs meanwhile, unless one already
+	 * does or the lease is no longer this elector's to take.
+	 * @return whether the round may take the lease; if so, {@link #acquiredInRound} or
+	 * {@link #acquireFailedInRound} follows
+	 */
+	synchronized boolean claimForRoundAcquire() {
+		if (!this.inRounds || !this.started || this.stopped || this.held != null || this.releasing != null) {
+			return false;
+		}
+		return this.attemptRunning.compareAndSet(false, true);
+	}
+
+	/**
+	 * What the round's acquisition did for this group.
+	 * @param taken the lease taken, or null if another candidate holds it
+	 * @param start when the acquisition was sent
+	 * @param end when it was answered
+	 */
+	void acquiredInRound(@Nullable Lease taken, long start, long end) {
+		long delay = this.retryPeriodNanos;
+		try {
+			recovered();
+			delay = afterAcquire(taken, start, end);
+		}
+		finally {
+			endRoundClaim(delay);
+		}
+	}
+
+	/** The round's acquisition failed. */
+	void acquireFailedInRound(Throwable ex) {
+		long delay = this.retryPeriodNanos;
+		try {
+			failed(ex);
+			delay = retryDelayAfterFailure();
+		}
+		finally {
+			endRoundClaim(delay);
+		}
+	}
+
+	private void endRoundClaim(long delay) {
+		try {
+			scheduleAttempt(delay);
+		}
+		finally {
+			this.attemptRunning.set(false);
+		}
+		if (this.attemptRequested && isActive()) {
+			requestAttempt();
+		}
 	}
 
 	/** A round's store call for this group failed. */
@@ -794,19 +866,9 @@ final class GroupElector implements LeaderElection {
 	}
 
 	private long acquire() {
-		Lease current;
-		boolean readByRound;
-		synchronized (this) {
-			readByRound = this.roundReadPending;
-			current = this.roundRead;
-			this.roundReadPending = false;
-			this.roundRead = null;
-		}
-		if (!readByRound) {
-			current = this.store.read(this.group, this.callTimeout).orElse(null);
-			observe(current);
-			noteOwnIdElsewhere(current);
-		}
+		Lease current = this.store.read(this.group, this.callTimeout).orElse(null);
+		observe(current);
+		noteOwnIdElsewhere(current);
 		synchronized (this) {
 			if (this.stopped || this.held != null) {
 				return NEXT_ROUND;
@@ -836,11 +898,22 @@ final class GroupElector implements LeaderElection {
 		long start = now();
 		Optional<Lease> taken = this.store.tryAcquire(this.group, this.candidateId,
 				this.engine.timing().leaseDuration(), this.callTimeout);
-		long end = now();
-		if (taken.isEmpty()) {
+		return afterAcquire(taken.orElse(null), start, now());
+	}
+
+	/**
+	 * Turns a lease taken into belief, at once or once the previous holder's lease is
+	 * surely over.
+	 * @param taken the lease taken, or null if another candidate holds it
+	 * @param start when the acquisition was sent
+	 * @param end when it was answered
+	 * @return the delay until this elector's next attempt, or {@link #NEXT_ROUND}
+	 */
+	private long afterAcquire(@Nullable Lease taken, long start, long end) {
+		if (taken == null) {
 			return NEXT_ROUND;
 		}
-		Lease lease = taken.get();
+		Lease lease = taken;
 		Balancer balancer = this.engine.balancer();
 		if (balancer != null) {
 			balancer.acquired();

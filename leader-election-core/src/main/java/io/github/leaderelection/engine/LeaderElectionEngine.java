@@ -355,6 +355,10 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		return this.balancer;
 	}
 
+	NodeRounds rounds() {
+		return this.rounds;
+	}
+
 	long nanoTime() {
 		return this.scheduler.nanoTime();
 	}

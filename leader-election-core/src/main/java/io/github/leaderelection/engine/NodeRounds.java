@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -26,8 +27,16 @@ import org.slf4j.LoggerFactory;
  * A round only carries requests: it asks each elector what it has to renew or read and
  * hands each its own outcome, and the elector decides what that means for its belief. A
  * belief extended by a round lasts the renew deadline from the instant the round was
- * sent, as one renewed on its own would. What is not regular (taking a lease seen free,
- * releasing, retrying a renewal that failed) each elector does on its own.
+ * sent, as one renewed on its own would. The leases a read finds free for the taking are
+ * taken at once, in one {@link LeaseStore#tryAcquireAll acquisition}.
+ *
+ * <p>
+ * Besides the regular rounds, a follower that needs a look at its lease now (it has just
+ * started, or the store told it the lease changed) asks for a look soon: the groups that
+ * ask meanwhile are read and taken together, so that a node starting with ten thousand
+ * groups, or told of ten thousand changes, still makes a few requests. What is not
+ * regular otherwise (releasing, retrying a renewal that failed, waiting out an earlier
+ * holder) each elector does on its own.
  *
  * <p>
  * The rounds of one node run on a phase of its own, chosen at random when it starts, so
@@ -51,6 +60,11 @@ final class NodeRounds {
 	private final AtomicBoolean reading = new AtomicBoolean();
 
 	private final AtomicBoolean balancing = new AtomicBoolean();
+
+	/** The followers that asked for a look since the last look round took them. */
+	private final Set<GroupElector> toLook = ConcurrentHashMap.newKeySet();
+
+	private final AtomicBoolean lookDue = new AtomicBoolean();
 
 	private long nextRoundNanos;
 
@@ -169,8 +183,35 @@ final class NodeRounds {
 	}
 
 	private void readAll() {
+		readAndAcquire(this.electors.get());
+	}
+
+	/**
+	 * Asks for a look at a follower's lease soon: a look round runs at once unless one is
+	 * already due, and takes every follower that asked until it starts.
+	 */
+	void lookSoon(GroupElector elector) {
+		this.toLook.add(elector);
+		if (this.lookDue.compareAndSet(false, true) && !this.engine.executeStoreTask(this::lookRound)) {
+			this.lookDue.set(false); // closing
+		}
+	}
+
+	private void lookRound() {
+		// Cleared first: a follower asking from now on gets a round of its own.
+		this.lookDue.set(false);
+		List<GroupElector> asking = new ArrayList<>(this.toLook);
+		this.toLook.removeAll(asking);
+		readAndAcquire(asking);
+	}
+
+	/**
+	 * Reads the leases of those of the given electors that follow, then takes in one
+	 * request those that their electors are to take.
+	 */
+	private void readAndAcquire(Collection<GroupElector> electors) {
 		List<GroupElector> followers = new ArrayList<>();
-		for (GroupElector elector : this.electors.get()) {
+		for (GroupElector elector : electors) {
 			if (elector.followsInRound()) {
 				followers.add(elector);
 			}
@@ -188,7 +229,38 @@ final class NodeRounds {
 			eachOnItsOwn(followers, (elector) -> elector.roundFailed(ex));
 			return;
 		}
-		eachOnItsOwn(followers, (elector) -> elector.readInRound(leases.get(elector.group())));
+		List<GroupElector> taking = new ArrayList<>();
+		eachOnItsOwn(followers, (elector) -> {
+			if (elector.readInRound(leases.get(elector.group()))) {
+				taking.add(elector);
+			}
+		});
+		acquireAll(taking);
+	}
+
+	private void acquireAll(List<GroupElector> candidates) {
+		List<GroupElector> taking = new ArrayList<>();
+		for (GroupElector elector : candidates) {
+			if (elector.claimForRoundAcquire()) {
+				taking.add(elector);
+			}
+		}
+		if (taking.isEmpty()) {
+			return;
+		}
+		long start = this.engine.nanoTime();
+		Map<String, Lease> taken;
+		try {
+			taken = this.store.tryAcquireAll(taking.stream().map(GroupElector::group).toList(),
+					this.engine.candidateId(), this.timing.leaseDuration(), this.timing.storeCallTimeout());
+		}
+		catch (Throwable ex) {
+			rethrowIfFatal(ex);
+			eachOnItsOwn(taking, (elector) -> elector.acquireFailedInRound(ex));
+			return;
+		}
+		long end = this.engine.nanoTime();
+		eachOnItsOwn(taking, (elector) -> elector.acquiredInRound(taken.get(elector.group()), start, end));
 	}
 
 	/**

@@ -49,6 +49,12 @@ public abstract class ForwardingLeaseStore implements LeaseStore {
 	}
 
 	@Override
+	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		return this.delegate.tryAcquireAll(groups, candidateId, leaseDuration, timeout);
+	}
+
+	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		return this.delegate.renewAll(leases, leaseDuration, timeout);
 	}

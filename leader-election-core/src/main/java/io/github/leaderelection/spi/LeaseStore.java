@@ -55,6 +55,28 @@ public interface LeaseStore extends AutoCloseable {
 	Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout);
 
 	/**
+	 * Takes the leases of several groups for the candidate, each the way
+	 * {@link #tryAcquire} takes one: in one request where the store can, so that a node
+	 * starting with many groups, or finding many of them free, takes them with one round
+	 * trip. Each group is judged on its own; one held by another candidate is left alone
+	 * and does not keep the others from being taken. The default takes them one by one,
+	 * within the one timeout.
+	 * @param groups distinct groups
+	 * @return the leases taken, by group; a group missing from it is held by another
+	 * candidate
+	 */
+	default Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		Map<String, Lease> taken = new LinkedHashMap<>();
+		for (String group : groups) {
+			tryAcquire(group, candidateId, leaseDuration, remaining(deadline, "acquire " + groups.size() + " leases"))
+				.ifPresent((lease) -> taken.put(group, lease));
+		}
+		return taken;
+	}
+
+	/**
 	 * Extends the lease to {@code leaseDuration} from now, only if it still has this
 	 * lease's holder and term.
 	 * @return whether the lease was extended

@@ -109,6 +109,13 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 	}
 
 	@Override
+	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		before();
+		return delegate().tryAcquireAll(groups, candidateId, leaseDuration, timeout);
+	}
+
+	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		before();
 		return (this.mode != Mode.REFUSE_RENEWALS) ? delegate().renewAll(leases, leaseDuration, timeout) : Set.of();

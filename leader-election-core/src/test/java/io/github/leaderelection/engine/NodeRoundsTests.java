@@ -78,6 +78,42 @@ class NodeRoundsTests {
 			.isEqualTo(terms);
 	}
 
+	/**
+	 * A node starting with many groups looks at them and takes them in a few requests,
+	 * not one read and one acquisition per group, and so leads every group within the
+	 * first retry periods; a second node starting meanwhile takes what the first has not
+	 * taken, never a group twice.
+	 */
+	@Test
+	void nodesStartingWithManyGroupsReadAndTakeThemInAFewRequests() {
+		CountingStore aStore = new CountingStore(this.store);
+		CountingStore bStore = new CountingStore(this.store);
+		long start = this.time.nanoTime();
+		List<LeaderElection> a = join(this.engines.engine("a", aStore));
+		List<LeaderElection> b = join(this.engines.engine("b", bStore));
+		advanceUntil(() -> {
+			for (int i = 0; i < GROUPS; i++) {
+				if (a.get(i).isLeader() == b.get(i).isLeader()) {
+					return false; // nobody leads it yet (both leading is checked below)
+				}
+			}
+			return true;
+		});
+		Duration elapsed = Duration.ofNanos(this.time.nanoTime() - start);
+
+		assertThat(elapsed).as("every group led after").isLessThanOrEqualTo(TIMING.retryPeriod().multipliedBy(2));
+		for (CountingStore store : List.of(aStore, bStore)) {
+			assertThat(store.calls).as("calls while starting").doesNotContainKeys("read", "tryAcquire");
+			assertThat(store.count("readAll")).as("reads while starting").isLessThanOrEqualTo(4);
+			assertThat(store.count("tryAcquireAll")).as("acquisitions while starting").isLessThanOrEqualTo(4);
+		}
+		assertThat(aStore.largestBatch.get() + bStore.largestBatch.get()).as("largest batches")
+			.isGreaterThanOrEqualTo(GROUPS);
+		for (int i = 0; i < GROUPS; i++) {
+			assertThat(a.get(i).isLeader() && b.get(i).isLeader()).as(a.get(i).group()).isFalse();
+		}
+	}
+
 	@Test
 	void aRenewalRefusedForOneGroupEndsOnlyThatGroupsLeadership() {
 		Map<String, RevocationReason> revoked = new ConcurrentHashMap<>();
@@ -192,6 +228,13 @@ class NodeRoundsTests {
 		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 			counted("renew", 1);
 			return super.renew(lease, leaseDuration, timeout);
+		}
+
+		@Override
+		public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+				Duration timeout) {
+			counted("tryAcquireAll", groups.size());
+			return super.tryAcquireAll(groups, candidateId, leaseDuration, timeout);
 		}
 
 		@Override

@@ -468,6 +468,17 @@ class StoreTroubleTests {
 			return call(() -> super.renew(lease, leaseDuration, timeout), timeout);
 		}
 
+		/** One by one through {@link #tryAcquire}, which the faults intercept. */
+		@Override
+		public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+				Duration timeout) {
+			Map<String, Lease> taken = new LinkedHashMap<>();
+			for (String group : groups) {
+				tryAcquire(group, candidateId, leaseDuration, timeout).ifPresent((lease) -> taken.put(group, lease));
+			}
+			return taken;
+		}
+
 		/** One by one through {@link #renew}, which the faults intercept. */
 		@Override
 		public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {

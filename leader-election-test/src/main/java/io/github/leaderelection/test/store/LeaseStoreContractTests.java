@@ -2,6 +2,8 @@ package io.github.leaderelection.test.store;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -178,6 +180,126 @@ public abstract class LeaseStoreContractTests {
 		other.release(next, TIMEOUT);
 		this.store.join(group, "a", TIMEOUT); // joining again after leaving
 		assertThat(acquire(this.store, group, "a", LIVE)).isPresent();
+	}
+
+	@Test
+	void acquiresSeveralGroupsInOneCallEachOnlyWhenItIsFree() {
+		String unknown = newGroup();
+		String released = newGroup();
+		String heldByOther = newGroup();
+		String own = newGroup();
+		Lease releasedLease = acquire(this.store, released, "b", LIVE).orElseThrow();
+		this.store.release(releasedLease, TIMEOUT);
+		Lease otherLease = acquire(this.store, heldByOther, "b", LIVE).orElseThrow();
+		Lease ownLease = acquire(this.store, own, "a", LIVE).orElseThrow();
+		LeaseStore candidate = createStore();
+		Map<String, Lease> taken = candidate.tryAcquireAll(List.of(unknown, released, heldByOther, own), "a", LIVE,
+				TIMEOUT);
+		assertThat(taken).containsOnlyKeys(unknown, released, own);
+		taken.forEach((group, lease) -> {
+			assertThat(lease.group()).isEqualTo(group);
+			assertThat(lease.holder()).isEqualTo("a");
+			// Its own live lease, taken again, is waited out as one held by another
+			// process
+			// with the same candidate id would be.
+			assertThat(lease.activeIn()).isLessThanOrEqualTo(group.equals(own) ? LIVE : Duration.ZERO);
+			assertThat(lease.expiresIn()).isPositive().isLessThanOrEqualTo(LIVE);
+			assertThat(read(group).holder()).isEqualTo("a");
+			assertThat(read(group).term()).isEqualTo(lease.term());
+		});
+		assertThat(taken.get(unknown).term()).isPositive();
+		assertThat(taken.get(released).term()).isEqualTo(releasedLease.term() + 1);
+		assertThat(taken.get(own).term()).isGreaterThan(ownLease.term());
+		assertThat(this.store.renew(ownLease, RENEWED, TIMEOUT)).isFalse();
+		assertThat(read(heldByOther).holder()).isEqualTo("b");
+		assertThat(read(heldByOther).term()).isEqualTo(otherLease.term());
+		assertThat(this.store.renew(otherLease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(candidate.renewAll(taken.values(), RENEWED, TIMEOUT))
+			.containsExactlyInAnyOrderElementsOf(taken.keySet());
+		assertThat(candidate.tryAcquireAll(List.of(), "a", LIVE, TIMEOUT)).isEmpty();
+	}
+
+	/**
+	 * A batch takes over an expired lease with no wait, and a lease forced to the
+	 * candidate only once the current one ends, as {@link LeaseStore#tryAcquire} does. A
+	 * store whose leases end otherwise (a ZooKeeper session) overrides this.
+	 */
+	@Test
+	protected void acquiresExpiredAndForcedLeasesInOneCallAsOneByOne() throws Exception {
+		String expired = newGroup();
+		String forced = newGroup();
+		Lease expiredLease = acquire(this.store, expired, "b", SHORT).orElseThrow();
+		Lease forcedFrom = acquire(this.store, forced, "b", LIVE).orElseThrow();
+		Duration remainder = read(forced).expiresIn();
+		this.store.forceLeader(forced, "a", TIMEOUT);
+		long forcedTerm = read(forced).term();
+		awaitExpiry(expired);
+		Map<String, Lease> taken = createStore().tryAcquireAll(List.of(expired, forced), "a", LIVE, TIMEOUT);
+		assertThat(taken).containsOnlyKeys(expired, forced);
+		assertThat(taken.get(expired).term()).isGreaterThan(expiredLease.term());
+		assertThat(taken.get(expired).activeIn()).isZero();
+		assertThat(taken.get(forced).term()).isGreaterThan(forcedTerm).isGreaterThan(forcedFrom.term());
+		assertThat(taken.get(forced).activeIn()).isPositive().isLessThanOrEqualTo(remainder);
+		assertThat(this.store.renew(expiredLease, LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(forcedFrom, LIVE, TIMEOUT)).isFalse();
+	}
+
+	@Test
+	void acquiresManyGroupsInOneCall() {
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < MANY; i++) {
+			groups.add(newGroup());
+		}
+		Lease held = acquire(this.store, groups.get(MANY / 3), "b", LIVE).orElseThrow();
+		Lease released = acquire(this.store, groups.get(2 * MANY / 3), "b", LIVE).orElseThrow();
+		this.store.release(released, TIMEOUT);
+		Map<String, Lease> taken = createStore().tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+		List<String> free = new ArrayList<>(groups);
+		free.remove(held.group());
+		assertThat(taken).containsOnlyKeys(free);
+		assertThat(taken.get(released.group()).term()).isEqualTo(released.term() + 1);
+		Map<String, Lease> read = this.store.readAll(groups, TIMEOUT);
+		for (String group : free) {
+			assertThat(read.get(group).holder()).isEqualTo("a");
+			assertThat(read.get(group).term()).isEqualTo(taken.get(group).term());
+		}
+		assertThat(read.get(held.group()).holder()).isEqualTo("b");
+		assertThat(createStore().tryAcquireAll(groups, "c", LIVE, TIMEOUT)).isEmpty();
+	}
+
+	@Test
+	void electsExactlyOneOfRacingBatchesForEachGroup() throws Exception {
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			groups.add(newGroup());
+		}
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<Map<String, Lease>>> batches = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				LeaseStore candidateStore = createStore();
+				String candidate = "candidate-" + i;
+				List<String> shuffled = new ArrayList<>(groups);
+				Collections.shuffle(shuffled);
+				batches.add(executor.submit(() -> {
+					start.await();
+					return candidateStore.tryAcquireAll(shuffled, candidate, LIVE, TIMEOUT);
+				}));
+			}
+			start.countDown();
+			Map<String, Lease> winners = new HashMap<>();
+			for (Future<Map<String, Lease>> batch : batches) {
+				batch.get(60, TimeUnit.SECONDS).forEach((group, lease) -> {
+					assertThat(winners.put(group, lease)).as("second winner of %s", group).isNull();
+				});
+			}
+			assertThat(winners).containsOnlyKeys(groups);
+			winners.forEach((group, lease) -> assertThat(read(group).holder()).isEqualTo(lease.holder()));
+		}
+		finally {
+			executor.shutdownNow();
+		}
 	}
 
 	@Test

@@ -153,15 +153,15 @@ final class LeaseCalls {
 		List<List<Object>> runAll(LeaseScripts script, List<Script> runs) {
 			List<RedisFuture<List<Object>>> sent = new ArrayList<>(runs.size());
 			try (RedisConnection connection = LeaseCalls.this.connectionFactory.getConnection()) {
-				// The release script goes whole, not by digest: a leader that gives up
+				// The release scripts go whole, not by digest: a leader that gives up
 				// because it no longer hears from Redis releases over that same link,
 				// and a NOSCRIPT answer (an empty script cache after a restart) that
 				// never arrives would leave the lease in place. Releases are rare.
-				boolean byDigest = script != LeaseScripts.RELEASE;
+				boolean releases = script == LeaseScripts.RELEASE || script == LeaseScripts.RELEASE_ALL;
 				List<RedisClusterAsyncCommands<byte[], byte[]>> targets = new ArrayList<>(runs.size());
 				for (Script run : runs) {
 					targets.add(commands(connection, run.keys()[0]));
-					sent.add(send(targets.get(targets.size() - 1), script, run, byDigest));
+					sent.add(send(targets.get(targets.size() - 1), script, run, !releases));
 				}
 				List<List<Object>> replies = new ArrayList<>(runs.size());
 				List<Integer> resent = new ArrayList<>();
@@ -183,7 +183,7 @@ final class LeaseCalls {
 				for (int i : resent) {
 					replies.set(i, await(sent.get(i)));
 				}
-				if (this.waitsForReplicas && script != LeaseScripts.RELEASE) {
+				if (this.waitsForReplicas && !releases) {
 					awaitReplicas(script, targets, replies);
 				}
 				return replies;
@@ -230,7 +230,8 @@ final class LeaseCalls {
 				}
 			}
 			long remaining = TimeUnit.NANOSECONDS.toMillis(this.deadline - System.nanoTime());
-			long budget = (script == LeaseScripts.ACQUIRE) ? remaining / 2 : remaining;
+			boolean acquires = script == LeaseScripts.ACQUIRE || script == LeaseScripts.ACQUIRE_ALL;
+			long budget = acquires ? remaining / 2 : remaining;
 			long timeout = Math.max(1, Math.min(LeaseCalls.this.replicaAckTimeout.toMillis(), budget));
 			List<RedisFuture<Long>> waits = new ArrayList<>();
 			for (RedisClusterAsyncCommands<byte[], byte[]> commands : written) {

@@ -60,40 +60,36 @@ enum LeaseScripts {
 	 * another candidate holds a live lease.
 	 */
 	ACQUIRE("""
-			local candidate, duration, seen = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+			local candidate, duration = ARGV[1], tonumber(ARGV[2])
 			local now, micros = clock()
-			local rec, live = record(KEYS[2]), lease(KEYS[1])
-			if live and live.holder ~= candidate then
+			local term, active_from = take(KEYS[1], KEYS[2], candidate, duration, tonumber(ARGV[3]), now, micros)
+			if not term then
 			  return {}
 			end
-			local server = run_id()
-			local term, previous_end
-			if rec and rec.server == server and seen <= rec.term then
-			  -- Vouched for by a grant on this very process, which has lost nothing since (a lost
-			  -- record is missing, and one older than a term the caller saw is not this one):
-			  -- nobody before acts after the recorded lease end.
-			  term = rec.term + 1
-			  previous_end = math.max(rec.lease_end, rec.active_from)
-			elseif not rec and not live and seen == 0 then
-			  -- Never led, as far as anyone here can tell.
-			  term = micros
-			  previous_end = now
-			else
-			  -- Data lost (restart without persistence, FLUSHALL) or not vouched for by this process
-			  -- (restart from disk, failover, resharding): an earlier holder may act for up to a lease
-			  -- duration, with terms that are unknown but below the microseconds of the clock.
-			  term = micros
-			  previous_end = now + duration
-			end
-			term = math.max(term, seen + 1, rec and rec.term + 1 or 1, live and live.term + 1 or 1)
-			if live then
-			  previous_end = math.max(previous_end, now + live.ttl)
-			end
-			local active_from = math.max(now, previous_end)
-			redis.call('SET', KEYS[1], int(term) .. ':' .. candidate, 'PX', duration)
-			redis.call('HSET', KEYS[2], 'holder', candidate, 'term', int(term), 'lease_end', int(now + duration),
-			  'active_from', int(active_from), 'server', server)
 			return {candidate, term, duration, active_from - now}
+			"""),
+
+	/**
+	 * KEYS: the lease and the record of each group in turn; ARGV: candidate, lease
+	 * milliseconds, then the highest term the calling store has seen of each group in
+	 * turn. Takes each group as {@link #ACQUIRE} would, all at one instant, and returns
+	 * {@code {position, term, activeInMs, ...}} for each group taken (positions from 1),
+	 * nothing for a group that another candidate holds.
+	 */
+	ACQUIRE_ALL("""
+			local candidate, duration = ARGV[1], tonumber(ARGV[2])
+			local now, micros = clock()
+			local taken = {}
+			for i = 1, #KEYS / 2 do
+			  local term, active_from = take(KEYS[2 * i - 1], KEYS[2 * i], candidate, duration, tonumber(ARGV[i + 2]),
+			    now, micros)
+			  if term then
+			    taken[#taken + 1] = i
+			    taken[#taken + 1] = term
+			    taken[#taken + 1] = active_from - now
+			  end
+			end
+			return taken
 			"""),
 
 	/**
@@ -126,19 +122,30 @@ enum LeaseScripts {
 	 * {@code {1}} if released.
 	 */
 	RELEASE("""
-			local rec = record(KEYS[2])
-			if not rec or rec.holder ~= ARGV[1] or rec.term ~= tonumber(ARGV[2]) then
+			if not give_up(KEYS[1], KEYS[2], ARGV[1], ARGV[2], clock()) then
 			  return {0}
 			end
-			local now = clock()
-			redis.call('DEL', KEYS[1])
-			-- Not before active_from: until then the holder before this one may still act.
-			redis.call('HSET', KEYS[2], 'holder', '',
-			  'lease_end', int(math.max(math.min(rec.lease_end, now), rec.active_from)))
 			if ARGV[3] ~= '' then
 			  redis.call('PUBLISH', ARGV[3], 'released')
 			end
 			return {1}
+			"""),
+
+	/**
+	 * KEYS: the lease and the record of each group in turn; ARGV: the holder and the term
+	 * of each group in turn. Releases each group as {@link #RELEASE} would, without
+	 * announcing it: it gives back leases that were taken but never acted on (too few
+	 * replicas acknowledged them), which an announcement would only make every follower
+	 * try, and fail, at once. Returns the positions (from 1) of the groups released.
+	 */
+	RELEASE_ALL("""
+			local now, released = clock(), {}
+			for i = 1, #KEYS / 2 do
+			  if give_up(KEYS[2 * i - 1], KEYS[2 * i], ARGV[2 * i - 1], ARGV[2 * i], now) then
+			    released[#released + 1] = i
+			  end
+			end
+			return released
 			"""),
 
 	/**
@@ -238,12 +245,17 @@ enum LeaseScripts {
 			""");
 
 	/**
-	 * The most groups that one batch script takes. Redis serves nobody else while a
-	 * script runs, and a script of a thousand groups ran for 6 to 25 ms on a busy two-CPU
-	 * test machine (its commands alone take a few microseconds per group), so a larger
-	 * batch is split into several scripts rather than stall other clients longer.
+	 * The most groups that one batch script takes: enough for a node of a few thousand
+	 * groups to renew, read or acquire them all with one script per call, which is what
+	 * Redis counts as requests. Redis serves nobody else while a script runs, and a
+	 * script costs 5 to 17 microseconds per group (three to five Redis commands each): a
+	 * renewal of this many groups ran for 60 to 75 ms on a two-CPU machine with Redis
+	 * 7.0, and up to 170 ms while the machine was busy, well below Redis's 5 s
+	 * busy-script limit and the retry period. A larger batch is split rather than stall
+	 * other clients longer. The scripts never {@code unpack} their keys or arguments
+	 * (Lua's stack holds about 8,000 values), so this many fit.
 	 */
-	static final int MAX_GROUPS = 1000;
+	static final int MAX_GROUPS = 10_000;
 
 	private static final String PRELUDE = """
 			local function clock()
@@ -309,8 +321,63 @@ enum LeaseScripts {
 			    fn({unpack(items, from, math.min(#items, from + 999))})
 			  end
 			end
+			-- The run id of this Redis process, asked once per script run (a batch asks it once for all
+			-- its groups): locals of a script live for one run.
+			local server_id
 			local function run_id()
-			  return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+			  if not server_id then
+			    server_id = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+			  end
+			  return server_id
+			end
+			-- What ACQUIRE does for one group, judged at the instant now (micros in microseconds): takes
+			-- the lease for the candidate unless another candidate holds it live, and returns the new
+			-- term and the instant from which the candidate may act; nothing when it was not taken.
+			local function take(lease_key, record_key, candidate, duration, seen, now, micros)
+			  local rec, live = record(record_key), lease(lease_key)
+			  if live and live.holder ~= candidate then
+			    return nil
+			  end
+			  local server = run_id()
+			  local term, previous_end
+			  if rec and rec.server == server and seen <= rec.term then
+			    -- Vouched for by a grant on this very process, which has lost nothing since (a lost
+			    -- record is missing, and one older than a term the caller saw is not this one):
+			    -- nobody before acts after the recorded lease end.
+			    term = rec.term + 1
+			    previous_end = math.max(rec.lease_end, rec.active_from)
+			  elseif not rec and not live and seen == 0 then
+			    -- Never led, as far as anyone here can tell.
+			    term = micros
+			    previous_end = now
+			  else
+			    -- Data lost (restart without persistence, FLUSHALL) or not vouched for by this process
+			    -- (restart from disk, failover, resharding): an earlier holder may act for up to a lease
+			    -- duration, with terms that are unknown but below the microseconds of the clock.
+			    term = micros
+			    previous_end = now + duration
+			  end
+			  term = math.max(term, seen + 1, rec and rec.term + 1 or 1, live and live.term + 1 or 1)
+			  if live then
+			    previous_end = math.max(previous_end, now + live.ttl)
+			  end
+			  local active_from = math.max(now, previous_end)
+			  redis.call('SET', lease_key, int(term) .. ':' .. candidate, 'PX', duration)
+			  redis.call('HSET', record_key, 'holder', candidate, 'term', int(term), 'lease_end', int(now + duration),
+			    'active_from', int(active_from), 'server', server)
+			  return term, active_from
+			end
+			-- What RELEASE does for one group: only the exact holder and term end the lease, at once but
+			-- not before active_from, since until then the holder before this one may still act.
+			local function give_up(lease_key, record_key, holder, term, now)
+			  local rec = record(record_key)
+			  if not rec or rec.holder ~= holder or rec.term ~= tonumber(term) then
+			    return false
+			  end
+			  redis.call('DEL', lease_key)
+			  redis.call('HSET', record_key, 'holder', '',
+			    'lease_end', int(math.max(math.min(rec.lease_end, now), rec.active_from)))
+			  return true
 			end
 			""";
 
@@ -330,7 +397,7 @@ enum LeaseScripts {
 	boolean wrote(List<Object> reply) {
 		return switch (this) {
 			case READ, READ_ALL -> false;
-			case RENEW_ALL -> !reply.isEmpty();
+			case RENEW_ALL, ACQUIRE_ALL, RELEASE_ALL -> !reply.isEmpty();
 			default -> !reply.isEmpty() && !Long.valueOf(0).equals(reply.get(0));
 		};
 	}

@@ -36,9 +36,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@code <prefix>{<group>}:events} on which release, force and clear are announced;
  * {@code %}, <code>{</code> and <code>}</code> in a group name are percent-encoded so
  * that they cannot change the hash tag. Every operation is one Lua script, whose only
- * clock is Redis's {@code TIME}; see {@link LeaseScripts}. Renewing or reading many
- * groups takes one script per batch of groups (on a cluster, of groups that share a hash
- * slot), all sent at once: see {@link #renewAll}.
+ * clock is Redis's {@code TIME}; see {@link LeaseScripts}. Acquiring, renewing or reading
+ * many groups takes one script per batch of groups (on a cluster, of groups that share a
+ * hash slot), all sent at once: see {@link #renewAll}.
  *
  * <p>
  * When Redis loses data (a restart without persistence, {@code FLUSHALL}, a restart from
@@ -169,6 +169,86 @@ public class RedisLeaseStore implements LeaseStore {
 		return lease;
 	}
 
+	/**
+	 * Takes the leases as {@link #tryAcquire} would, each group judged alone by the same
+	 * Lua (terms, the wait after a data loss, the wait for a holder forced before), in
+	 * scripts batched and sent as {@link #renewAll} sends them: a script per
+	 * {@value LeaseScripts#MAX_GROUPS} groups (on a cluster, per hash slot), one round
+	 * trip, and one more for {@code WAIT} when replicas must acknowledge. Like
+	 * {@code tryAcquire}, it announces nothing. When too few replicas acknowledge, the
+	 * leases taken are given back, unannounced, and the call fails: none of them was
+	 * acted on, and none is left for the others to wait out.
+	 */
+	@Override
+	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		List<String> distinct = List.copyOf(new LinkedHashSet<>(groups));
+		if (distinct.isEmpty()) {
+			return new LinkedHashMap<>();
+		}
+		List<List<String>> batches = this.calls.batches(distinct, (group) -> key(group, "lease"));
+		List<LeaseCalls.Script> runs = new ArrayList<>(batches.size());
+		for (List<String> batch : batches) {
+			List<String> args = new ArrayList<>(2 + batch.size());
+			args.add(candidateId);
+			args.add(millis(leaseDuration));
+			for (String group : batch) {
+				args.add(seenTerm(group));
+			}
+			runs.add(script(batch, args));
+		}
+		LeaseCalls.Call call = call("acquire the leases of", distinct.size(), timeout, this.waitsForReplicas);
+		List<List<Object>> replies = call.runAll(LeaseScripts.ACQUIRE_ALL, runs);
+		Duration expiresIn = Duration.ofMillis(Long.parseLong(millis(leaseDuration)));
+		Map<String, Lease> taken = new HashMap<>();
+		for (int i = 0; i < batches.size(); i++) {
+			List<Object> reply = replies.get(i);
+			for (int j = 0; j < reply.size(); j += 3) {
+				String group = batches.get(i).get(((Long) reply.get(j)).intValue() - 1);
+				long term = (Long) reply.get(j + 1);
+				this.seenTerms.merge(group, term, Math::max);
+				taken.put(group,
+						new Lease(group, candidateId, term, expiresIn, Duration.ofMillis((Long) reply.get(j + 2))));
+			}
+		}
+		if (!taken.isEmpty() && !call.replicated()) {
+			giveBack(call, taken.values());
+			throw call.notReplicated();
+		}
+		Map<String, Lease> ordered = new LinkedHashMap<>();
+		for (String group : distinct) {
+			Lease lease = taken.get(group);
+			if (lease != null) {
+				ordered.put(group, lease);
+			}
+		}
+		return ordered;
+	}
+
+	/**
+	 * Gives back, quietly, leases that were taken but that replicas did not acknowledge,
+	 * as {@link #tryAcquire} gives back one, within what is left of the call's timeout.
+	 */
+	private void giveBack(LeaseCalls.Call call, Collection<Lease> taken) {
+		List<List<Lease>> batches = this.calls.batches(List.copyOf(taken), (lease) -> key(lease.group(), "lease"));
+		List<LeaseCalls.Script> runs = new ArrayList<>(batches.size());
+		for (List<Lease> batch : batches) {
+			List<String> args = new ArrayList<>(batch.size() * 2);
+			for (Lease lease : batch) {
+				args.add(lease.holder());
+				args.add(Long.toString(lease.term()));
+			}
+			runs.add(script(batch.stream().map(Lease::group).toList(), args));
+		}
+		try {
+			call.runAll(LeaseScripts.RELEASE_ALL, runs);
+		}
+		catch (LeaderElectionException ex) {
+			// They expire on their own.
+		}
+	}
+
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		if (lease.holder() == null) {
@@ -187,16 +267,15 @@ public class RedisLeaseStore implements LeaseStore {
 
 	/**
 	 * Renews the leases as {@link #renew} would, each judged alone by its holder and
-	 * term, with one script per batch of up to a thousand groups
-	 * ({@link LeaseScripts#MAX_GROUPS}): on a standalone or Sentinel server, any groups
-	 * share a script; on a cluster, only groups of one hash slot do, since a script's
-	 * keys must share a slot. Larger batches are split because Redis serves nobody else
-	 * while a script runs. All scripts are sent before any answer is awaited, so the call
-	 * costs one round trip (on a cluster, one per master, all at once), and one more for
-	 * {@code WAIT} when replicas must acknowledge. A lease without a holder is never
-	 * renewed and costs nothing. The call fails as a whole when a script fails, the
-	 * timeout passes or too few replicas acknowledge: leases renewed all the same then
-	 * only outlast their leader's belief.
+	 * term, with one script per batch of up to {@value LeaseScripts#MAX_GROUPS} groups:
+	 * on a standalone or Sentinel server, any groups share a script; on a cluster, only
+	 * groups of one hash slot do, since a script's keys must share a slot. Larger batches
+	 * are split because Redis serves nobody else while a script runs. All scripts are
+	 * sent before any answer is awaited, so the call costs one round trip (on a cluster,
+	 * one per master, all at once), and one more for {@code WAIT} when replicas must
+	 * acknowledge. A lease without a holder is never renewed and costs nothing. The call
+	 * fails as a whole when a script fails, the timeout passes or too few replicas
+	 * acknowledge: leases renewed all the same then only outlast their leader's belief.
 	 */
 	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
@@ -234,7 +313,8 @@ public class RedisLeaseStore implements LeaseStore {
 
 	/**
 	 * Reads the groups as {@link #read} would, in batches sent as {@link #renewAll} sends
-	 * them: a script per thousand groups (on a cluster, per hash slot), one round trip.
+	 * them: a script per {@value LeaseScripts#MAX_GROUPS} groups (on a cluster, per hash
+	 * slot), one round trip.
 	 */
 	@Override
 	@SuppressWarnings("unchecked")

@@ -156,7 +156,7 @@ class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	@Test
-	void renewsAndReadsWithOneScriptPerHashSlot() {
+	void acquiresRenewsAndReadsWithOneScriptPerHashSlot() {
 		RedisLeaseStore store = new RedisLeaseStore(factory, PREFIX);
 		String run = UUID.randomUUID().toString();
 		List<String> groups = new ArrayList<>();
@@ -173,12 +173,16 @@ class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 		}
 		long slots = groups.stream().map((group) -> SlotHash.getSlot(store.key(group, "lease"))).distinct().count();
 		assertThat(slots).isLessThanOrEqualTo(groups.size() - 40);
-		List<Lease> leases = groups.stream()
-			.map((group) -> store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow())
-			.toList();
-		store.renewAll(leases, LIVE, TIMEOUT); // every master learns the scripts
-		store.readAll(groups, TIMEOUT);
+		// Every master learns the scripts, on the same slots under another prefix.
+		RedisLeaseStore warmUp = new RedisLeaseStore(factory, "cluster-warm-up:");
+		warmUp.renewAll(warmUp.tryAcquireAll(groups, "a", LIVE, TIMEOUT).values(), LIVE, TIMEOUT);
+		warmUp.readAll(groups, TIMEOUT);
 		long before = calls("eval", "evalsha");
+		Map<String, Lease> taken = store.tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+		assertThat(calls("eval", "evalsha") - before).isEqualTo(slots);
+		assertThat(taken).containsOnlyKeys(groups);
+		List<Lease> leases = List.copyOf(taken.values());
+		before = calls("eval", "evalsha");
 		assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(groups);
 		assertThat(calls("eval", "evalsha") - before).isEqualTo(slots);
 		before = calls("eval", "evalsha");
@@ -243,6 +247,43 @@ class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 			.isThrownBy(() -> demanding.renewAll(leases, RENEWED, TIMEOUT))
 			.withMessageContaining("renew the leases of 30 groups")
 			.withMessageContaining("1 of the 2 replica acknowledgements required");
+	}
+
+	@Test
+	void acquiresOnEveryMasterWaitingOnceForTheReplicaOfEachAndGivesAllBackWhenTooFewAcknowledge() {
+		RedisLeaseStore store = new RedisLeaseStore(factory, PREFIX, 1, Duration.ofSeconds(3));
+		List<String> groups = newGroups("acked-", 30);
+		assertThat(groups.stream()
+			.map((group) -> SlotHash.getSlot(store.key(group, "lease")) * 3 / SlotHash.SLOT_COUNT)
+			.distinct()).hasSize(3);
+		long waits = calls("wait");
+		Map<String, Lease> taken = store.tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+		assertThat(taken).containsOnlyKeys(groups);
+		assertThat(calls("wait") - waits).isEqualTo(3);
+		RedisLeaseStore demanding = new RedisLeaseStore(factory, PREFIX, 2, Duration.ofMillis(200));
+		List<String> free = newGroups("given-back-", 30);
+		List<String> batch = new ArrayList<>(free);
+		batch.addAll(groups.subList(0, 5));
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> demanding.tryAcquireAll(batch, "b", LIVE, TIMEOUT))
+			.withMessageContaining("acquire the leases of 35 groups")
+			.withMessageContaining("1 of the 2 replica acknowledgements required");
+		Map<String, Lease> read = store.readAll(batch, TIMEOUT);
+		for (String group : free) {
+			assertThat(read.get(group).holder()).as(group).isNull();
+		}
+		for (String group : groups.subList(0, 5)) {
+			assertThat(read.get(group).holder()).as(group).isEqualTo("a");
+			assertThat(read.get(group).term()).as(group).isEqualTo(taken.get(group).term());
+		}
+	}
+
+	private static List<String> newGroups(String prefix, int count) {
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			groups.add(prefix + UUID.randomUUID());
+		}
+		return groups;
 	}
 
 	/** Calls of the commands on every node of the cluster since it started. */

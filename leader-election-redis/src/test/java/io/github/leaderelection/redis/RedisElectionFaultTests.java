@@ -2,8 +2,10 @@ package io.github.leaderelection.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -256,8 +258,8 @@ class RedisElectionFaultTests {
 	}
 
 	/**
-	 * Remembers the leases it acquired, when it asked for them, and when its last release
-	 * started.
+	 * Remembers the leases it acquired, one by one or in batches, when it asked for them,
+	 * and when its last release started.
 	 */
 	private static final class RecordingStore extends ForwardingLeaseStore {
 
@@ -278,6 +280,15 @@ class RedisElectionFaultTests {
 			Optional<Lease> lease = super.tryAcquire(group, candidateId, leaseDuration, timeout);
 			lease.ifPresent((taken) -> this.acquired.add(new Acquired(taken, start)));
 			return lease;
+		}
+
+		@Override
+		public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+				Duration timeout) {
+			long start = System.nanoTime();
+			Map<String, Lease> taken = super.tryAcquireAll(groups, candidateId, leaseDuration, timeout);
+			taken.values().forEach((lease) -> this.acquired.add(new Acquired(lease, start)));
+			return taken;
 		}
 
 		@Override

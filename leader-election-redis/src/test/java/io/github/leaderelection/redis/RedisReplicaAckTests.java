@@ -2,6 +2,9 @@ package io.github.leaderelection.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.leaderelection.testing.LocalRedisServer;
 import io.github.leaderelection.testing.TestRedis;
@@ -26,6 +29,8 @@ class RedisReplicaAckTests {
 	private static final Duration LIVE = Duration.ofSeconds(30);
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+	private static final Pattern WAIT_CALLS = Pattern.compile("cmdstat_wait:calls=(\\d+)");
 
 	private static LocalRedisServer master;
 
@@ -109,6 +114,30 @@ class RedisReplicaAckTests {
 	}
 
 	@Test
+	void acquiresManyGroupsOnceTheReplicaHasThemAndGivesThemAllBackWhenTooFewAcknowledge() {
+		RedisLeaseStore store = new RedisLeaseStore(factory, "acks:", 1, Duration.ofSeconds(3));
+		long waits = waitCalls();
+		Map<String, Lease> taken = store.tryAcquireAll(List.of("many-1", "many-2", "many-3"), "a", LIVE, TIMEOUT);
+		assertThat(taken).containsOnlyKeys("many-1", "many-2", "many-3");
+		assertThat(waitCalls() - waits).isOne();
+		assertThat(replica.command("GET", store.key("many-2", "lease"))).isEqualTo(taken.get("many-2").term() + ":a");
+		Lease held = new RedisLeaseStore(factory, "acks:").tryAcquire("many-held", "b", LIVE, TIMEOUT).orElseThrow();
+		RedisLeaseStore demanding = new RedisLeaseStore(factory, "acks:", 2, Duration.ofMillis(200));
+		List<String> fresh = List.of("many-4", "many-5", "many-held");
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> demanding.tryAcquireAll(fresh, "a", LIVE, TIMEOUT))
+			.withMessageContaining("acquire the leases of 3 groups")
+			.withMessageContaining("1 of the 2 replica acknowledgements required");
+		// Given back, and nobody waits for them; the group held by another is untouched.
+		assertThat(store.read("many-4", TIMEOUT).orElseThrow().holder()).isNull();
+		assertThat(store.read("many-5", TIMEOUT).orElseThrow().holder()).isNull();
+		assertThat(store.read("many-held", TIMEOUT).orElseThrow().term()).isEqualTo(held.term());
+		Map<String, Lease> next = new RedisLeaseStore(factory, "acks:").tryAcquireAll(fresh, "c", LIVE, TIMEOUT);
+		assertThat(next).containsOnlyKeys("many-4", "many-5");
+		assertThat(next.values()).allSatisfy((lease) -> assertThat(lease.activeIn()).isZero());
+	}
+
+	@Test
 	void saysThatAServerWithoutReplicasNeverAcknowledges() {
 		try (LocalRedisServer standalone = LocalRedisServer.start()) {
 			LettuceConnectionFactory alone = TestRedis.connect(standalone.configuration());
@@ -119,6 +148,11 @@ class RedisReplicaAckTests {
 					.withMessageContaining("0 of the 1 replica acknowledgements required")
 					.withMessageContaining("a Redis server without replicas")
 					.withMessageContaining("leader-election.redis.replica-acks=0");
+				assertThatExceptionOfType(LeaderElectionException.class)
+					.isThrownBy(() -> store.tryAcquireAll(List.of("standalone", "alone"), "a", LIVE, TIMEOUT))
+					.withMessageContaining("0 of the 1 replica acknowledgements required")
+					.withMessageContaining("a Redis server without replicas");
+				assertThat(store.read("alone", TIMEOUT).orElseThrow().holder()).isNull();
 			}
 			finally {
 				alone.destroy();
@@ -144,6 +178,12 @@ class RedisReplicaAckTests {
 		assertThatExceptionOfType(LeaderElectionException.class)
 			.isThrownBy(() -> store.tryAcquire("reports", "a", LIVE, Duration.ofMillis(400)));
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+	}
+
+	/** The {@code WAIT} commands the master ran since it started. */
+	private static long waitCalls() {
+		Matcher matcher = WAIT_CALLS.matcher(master.command("INFO", "commandstats"));
+		return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
 	}
 
 }

@@ -169,6 +169,36 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
+	 * Overrides the kit's test with a session that ends instead of a lease that runs out,
+	 * and a forced candidate that takes part (only a participant can be forced).
+	 */
+	@Test
+	@Override
+	protected void acquiresExpiredAndForcedLeasesInOneCallAsOneByOne() throws Exception {
+		String expired = newGroup();
+		String forced = newGroup();
+		CuratorFramework holderClient = client(server.getConnectString());
+		ZookeeperLeaseStore holder = store(holderClient);
+		Lease expiredLease = holder.tryAcquire(expired, "b", LIVE, TIMEOUT).orElseThrow();
+		LeaseStore store = createStore();
+		Lease forcedFrom = store.tryAcquire(forced, "b", LIVE, TIMEOUT).orElseThrow();
+		Duration remainder = read(store, forced).expiresIn();
+		LeaseStore target = createStore();
+		assertThat(target.tryAcquire(forced, "a", LIVE, TIMEOUT)).isEmpty();
+		store.forceLeader(forced, "a", TIMEOUT);
+		long forcedTerm = read(store, forced).term();
+		ZookeeperTesting.expireSession(holderClient, server.getConnectString());
+		awaitExpiry(holder, expired);
+		Map<String, Lease> taken = target.tryAcquireAll(List.of(expired, forced), "a", LIVE, TIMEOUT);
+		assertThat(taken).containsOnlyKeys(expired, forced);
+		assertThat(taken.get(expired).term()).isGreaterThan(expiredLease.term());
+		assertThat(taken.get(expired).activeIn()).isZero();
+		assertThat(taken.get(forced).term()).isGreaterThan(forcedTerm).isGreaterThan(forcedFrom.term());
+		assertThat(taken.get(forced).activeIn()).isPositive().isLessThanOrEqualTo(remainder);
+		assertThat(store.renew(forcedFrom, LIVE, TIMEOUT)).isFalse();
+	}
+
+	/**
 	 * Overrides the kit's test with a target that takes part: without a clock, ZooKeeper
 	 * could never expire a lease named for a candidate that does not show up.
 	 */

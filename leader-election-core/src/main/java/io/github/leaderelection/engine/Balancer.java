@@ -151,7 +151,7 @@ final class Balancer {
 		if (current == null) {
 			return;
 		}
-		List<GroupElector> moves = current.ownMoves();
+		List<GroupElector> moves = current.ownMoves(now);
 		synchronized (this) {
 			this.expected = current.receipts;
 		}
@@ -327,8 +327,12 @@ final class Balancer {
 			return false;
 		}
 
-		/** Draws the plan every node draws, and returns this node's part of it. */
-		List<GroupElector> ownMoves() {
+		/**
+		 * Draws the plan every node draws, and returns this node's part of it.
+		 * @param now the engine's clock, which the electors' grant instants are read
+		 * against
+		 */
+		List<GroupElector> ownMoves(long now) {
 			Map<String, Integer> planned = new TreeMap<>(this.loads);
 			List<GroupElector> toHandOver = new ArrayList<>();
 			List<GroupElector> movable = new ArrayList<>();
@@ -374,9 +378,13 @@ final class Balancer {
 				}
 			}
 			this.receipts = given;
-			// The groups acquired last move first; any choice would do, a stable one
-			// keeps the nodes' plans alike.
-			movable.sort(Comparator.comparing(GroupElector::group).reversed());
+			// The groups led longest move first: a group that has just moved here is not
+			// handed on again while the plans of the nodes still differ (they see the
+			// same holders only a round apart). By name among those granted together.
+			Map<GroupElector, Long> granted = new HashMap<>();
+			movable.forEach((elector) -> granted.put(elector, elector.grantedNanos()));
+			movable.sort(Comparator.comparingLong((GroupElector elector) -> granted.get(elector) - now)
+				.thenComparing(Comparator.comparing(GroupElector::group).reversed()));
 			toHandOver.addAll(movable.subList(0, Math.min(ownMoves, movable.size())));
 			return toHandOver;
 		}

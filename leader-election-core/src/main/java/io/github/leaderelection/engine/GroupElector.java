@@ -126,6 +126,11 @@ final class GroupElector implements LeaderElection {
 	private long freeSinceNanos;
 
 	/**
+	 * When the current belief was granted; meaningful while it lasts. Guarded by this.
+	 */
+	private long grantedNanos;
+
+	/**
 	 * Whether the next release is a hand-over; see {@link #requeue()}. Guarded by this.
 	 */
 	private boolean requeueAfterRelease;
@@ -436,6 +441,11 @@ final class GroupElector implements LeaderElection {
 
 	private synchronized boolean isActive() {
 		return this.started && !this.stopped;
+	}
+
+	/** When this instance was granted the leadership it holds now. */
+	synchronized long grantedNanos() {
+		return this.grantedNanos;
 	}
 
 	/** Whether this elector has started and not stopped. */
@@ -1049,6 +1059,7 @@ final class GroupElector implements LeaderElection {
 				return; // extended by a renewal
 			}
 			Leadership leadership = to.leadership;
+			this.grantedNanos = now();
 			logger.info("Leadership of group '{}' granted to candidate '{}' (term {})", this.group, this.candidateId,
 					leadership.term());
 			this.engine.notifier()

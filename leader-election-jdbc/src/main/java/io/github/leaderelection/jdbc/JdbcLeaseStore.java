@@ -39,6 +39,12 @@ import static io.github.leaderelection.jdbc.SqlRunner.update;
  * {@code pg_notify} on a channel named after the table ({@code leader_election_changed}
  * for the default table), and {@link #watch} listens on it, so that followers take over
  * at once rather than at their next retry. Close the store to stop listening.
+ *
+ * <p>
+ * The calls on many groups ({@link #tryAcquireAll}, {@link #renewAll}, {@link #readAll})
+ * name any number of groups in one statement on PostgreSQL (arrays) and on MySQL 8.0.4+
+ * and MariaDB 10.6+ ({@code JSON_TABLE}), and up to 500 per statement on H2 and older
+ * servers, locking rows in the order of the groups' names.
  */
 public class JdbcLeaseStore implements LeaseStore {
 
@@ -59,6 +65,8 @@ public class JdbcLeaseStore implements LeaseStore {
 	private final Object sqlMonitor = new Object();
 
 	private volatile @Nullable LeaseSql sql;
+
+	private volatile @Nullable BatchSql batchSql;
 
 	private volatile @Nullable TableSetup pendingTableSetup;
 
@@ -232,14 +240,41 @@ public class JdbcLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Renews the leases with one statement for every
-	 * {@value LeaseSql#MAX_GROUPS_PER_STATEMENT} of them (one for all, up to that many),
-	 * each lease only if its row still has its holder and term, as {@link #renew} does; a
-	 * lease without a holder is never renewed. PostgreSQL and H2 return the groups they
-	 * renewed. MySQL and MariaDB only count them: when the count falls short, which takes
-	 * a lost lease (or, under {@code useAffectedRows=true}, a renewal that set the end
-	 * the lease had), one more statement reads which leases still have their holder and
-	 * term. The timeout bounds the whole call.
+	 * Takes the leases of the groups for the candidate, each as {@link #tryAcquire} takes
+	 * one: a group never led gets its first term, a lease that is free, expired or
+	 * already names the candidate is taken with the next term, and one that another
+	 * candidate holds live is left alone. With one statement on PostgreSQL, two in one
+	 * transaction on MySQL 8.0.4+ and MariaDB 10.6+, one for every
+	 * {@value BatchSql#MAX_GROUPS_PER_LIST} groups on H2 and two in one transaction for
+	 * every {@value BatchSql#MAX_GROUPS_PER_LIST} on older MySQL and MariaDB. The first
+	 * call on MySQL 8.0.4+ and MariaDB 10.6+ that names many groups (this, a renewal or a
+	 * read) also reads the types of the table's columns, once. The timeout bounds the
+	 * whole call.
+	 */
+	@Override
+	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		Objects.requireNonNull(candidateId, "candidateId");
+		Set<String> distinct = distinct(groups);
+		if (distinct.isEmpty()) {
+			return new LinkedHashMap<>();
+		}
+		long deadline = System.nanoTime() + timeout.toNanos();
+		return execute("acquire the leases of " + distinct.size() + " groups", timeout,
+				(connection, sql) -> LeaseAcquisitions.acquire(connection, batchSql(connection, sql, deadline),
+						distinct, candidateId, leaseDuration.toMillis(), deadline));
+	}
+
+	/**
+	 * Renews the leases, each only if its row still has its holder and term, as
+	 * {@link #renew} does; a lease without a holder is never renewed. With one statement
+	 * on PostgreSQL, MySQL 8.0.4+ and MariaDB 10.6+, and one for every
+	 * {@value BatchSql#MAX_GROUPS_PER_LIST} leases on H2 and older servers. PostgreSQL
+	 * and H2 return the groups they renewed. MySQL and MariaDB only count them: when the
+	 * count falls short, which takes a lost lease (or, under
+	 * {@code useAffectedRows=true}, a renewal that set the end the lease had), one more
+	 * read tells which leases still have their holder and term. The timeout bounds the
+	 * whole call.
 	 */
 	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
@@ -248,25 +283,24 @@ public class JdbcLeaseStore implements LeaseStore {
 			return new LinkedHashSet<>();
 		}
 		long deadline = System.nanoTime() + timeout.toNanos();
-		return execute("renew the leases of " + held.size() + " groups", timeout,
-				(connection, sql) -> LeaseBatches.renew(connection, sql, held, leaseDuration.toMillis(), deadline));
+		return execute("renew the leases of " + held.size() + " groups", timeout, (connection, sql) -> LeaseBatches
+			.renew(connection, batchSql(connection, sql, deadline), held, leaseDuration.toMillis(), deadline));
 	}
 
 	/**
-	 * Reads the groups with one query for every
-	 * {@value LeaseSql#MAX_GROUPS_PER_STATEMENT} of them (one for all, up to that many).
+	 * Reads the groups with one query on PostgreSQL, MySQL 8.0.4+ and MariaDB 10.6+, and
+	 * one for every {@value BatchSql#MAX_GROUPS_PER_LIST} groups on H2 and older servers.
 	 * The timeout bounds the whole call.
 	 */
 	@Override
 	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
-		Set<String> distinct = new LinkedHashSet<>(groups);
-		distinct.forEach((group) -> Objects.requireNonNull(group, "group"));
+		Set<String> distinct = distinct(groups);
 		if (distinct.isEmpty()) {
 			return new LinkedHashMap<>();
 		}
 		long deadline = System.nanoTime() + timeout.toNanos();
-		return execute("read the leases of " + distinct.size() + " groups", timeout,
-				(connection, sql) -> LeaseBatches.read(connection, sql, distinct, deadline));
+		return execute("read the leases of " + distinct.size() + " groups", timeout, (connection, sql) -> LeaseBatches
+			.read(connection, batchSql(connection, sql, deadline), distinct, false, deadline));
 	}
 
 	/**
@@ -421,7 +455,13 @@ public class JdbcLeaseStore implements LeaseStore {
 				Duration.ofMillis(Math.max(0, rows.getLong(4))));
 	}
 
-	private static boolean isDuplicateKey(SQLException ex) {
+	private static Set<String> distinct(Collection<String> groups) {
+		Set<String> distinct = new LinkedHashSet<>(groups);
+		distinct.forEach((group) -> Objects.requireNonNull(group, "group"));
+		return distinct;
+	}
+
+	static boolean isDuplicateKey(SQLException ex) {
 		return ex.getSQLState() != null && ex.getSQLState().startsWith("23");
 	}
 
@@ -482,6 +522,26 @@ public class JdbcLeaseStore implements LeaseStore {
 			}
 			throw ex;
 		}
+	}
+
+	/**
+	 * The statements on many groups, chosen at the first call that needs them (see
+	 * {@link BatchSqlChooser}): on MySQL and MariaDB this reads the table's column types,
+	 * so the table must exist by then.
+	 */
+	private BatchSql batchSql(Connection connection, LeaseSql sql, long deadline) throws SQLException {
+		BatchSql batchSql = this.batchSql;
+		if (batchSql == null) {
+			BatchSql chosen = BatchSqlChooser.choose(connection, sql.dialect(), this.tableName,
+					SqlRunner.remaining(connection, deadline));
+			if (chosen == null) {
+				return BatchSql.lists(sql.dialect(), this.tableName);
+			}
+			// Concurrent first calls may both choose: they choose the same.
+			this.batchSql = chosen;
+			batchSql = chosen;
+		}
+		return batchSql;
 	}
 
 	private LeaseSql sql(Connection connection) throws SQLException {

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -11,15 +12,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.leaderelection.jdbc.BatchSql.Bound;
 import io.github.leaderelection.spi.Lease;
 
 import static io.github.leaderelection.jdbc.SqlRunner.prepare;
 import static io.github.leaderelection.jdbc.SqlRunner.remaining;
 
 /**
- * The work of {@link JdbcLeaseStore} on many groups at once: one statement for every
- * {@value LeaseSql#MAX_GROUPS_PER_STATEMENT} groups, each statement bounded by what is
- * left of the one call's timeout (its deadline on the {@link System#nanoTime()} clock).
+ * The renewals and reads of {@link JdbcLeaseStore} on many groups at once: one statement
+ * for all where the server can name any number of groups in one, one for every
+ * {@value BatchSql#MAX_GROUPS_PER_LIST} groups elsewhere (see {@link BatchSql.Way}), each
+ * statement bounded by what is left of the one call's timeout (its deadline on the
+ * {@link System#nanoTime()} clock).
  */
 final class LeaseBatches {
 
@@ -31,30 +35,30 @@ final class LeaseBatches {
 	 * @param leases leases with holders
 	 * @return the groups renewed
 	 */
-	static Set<String> renew(Connection connection, LeaseSql sql, List<Lease> leases, long millis, long deadline)
+	static Set<String> renew(Connection connection, BatchSql batch, List<Lease> leases, long millis, long deadline)
 			throws SQLException {
+		// In the order of their names, as LeaseAcquisitions takes them: where the order
+		// of the statement's values is the order of its locks (MySQL and MariaDB), a
+		// renewal and a take-over of the same rows then cannot deadlock.
+		List<Lease> sorted = leases.stream().sorted(Comparator.comparing(Lease::group)).toList();
 		Set<String> renewed = new LinkedHashSet<>();
-		for (List<Lease> chunk : LeaseSql.perStatement(leases)) {
-			renewed.addAll(renewChunk(connection, sql, chunk, millis, deadline));
+		for (List<Lease> chunk : batch.perStatement(sorted)) {
+			renewed.addAll(renewChunk(connection, batch, chunk, millis, deadline));
 		}
 		return renewed;
 	}
 
 	/**
 	 * Reads the groups' leases, each under the name it was asked for.
+	 * @param lock whether to lock the rows read until the transaction ends, reading their
+	 * latest version (MySQL and MariaDB only)
 	 * @return the leases of the groups that have a row, by group
 	 */
-	static Map<String, Lease> read(Connection connection, LeaseSql sql, Set<String> groups, long deadline)
-			throws SQLException {
+	static Map<String, Lease> read(Connection connection, BatchSql batch, Set<String> groups, boolean lock,
+			long deadline) throws SQLException {
 		Map<String, Lease> rows = new HashMap<>();
-		for (List<String> chunk : LeaseSql.perStatement(List.copyOf(groups))) {
-			try (PreparedStatement statement = prepare(connection, sql.readAll(chunk.size()),
-					remaining(connection, deadline), chunk.toArray()); ResultSet result = statement.executeQuery()) {
-				while (result.next()) {
-					String name = result.getString(5);
-					rows.put(name, JdbcLeaseStore.lease(name, result));
-				}
-			}
+		for (List<String> chunk : batch.perStatement(List.copyOf(groups))) {
+			rows.putAll(query(connection, batch.read(chunk, lock), deadline));
 		}
 		Map<String, Lease> leases = new LinkedHashMap<>();
 		for (String group : groups) {
@@ -69,31 +73,49 @@ final class LeaseBatches {
 			// The groups left without a lease are read one by one, as read would.
 			for (String group : groups) {
 				if (!leases.containsKey(group)) {
-					JdbcLeaseStore.read(connection, sql, group, remaining(connection, deadline))
-						.ifPresent((lease) -> leases.put(group, lease));
+					query(connection, batch.read(List.of(group), lock), deadline).values()
+						.stream()
+						.findFirst()
+						.ifPresent((lease) -> leases.put(group, named(group, lease)));
 				}
 			}
 		}
 		return leases;
 	}
 
-	private static Set<String> renewChunk(Connection connection, LeaseSql sql, List<Lease> leases, long millis,
+	/**
+	 * Runs a query whose columns are those of {@link BatchSql#read}, returning its leases
+	 * by the name in its fifth column.
+	 */
+	static Map<String, Lease> query(Connection connection, Bound query, long deadline) throws SQLException {
+		Map<String, Lease> leases = new LinkedHashMap<>();
+		try (PreparedStatement statement = prepare(connection, query.sql(), remaining(connection, deadline),
+				query.parameters()); ResultSet rows = statement.executeQuery()) {
+			while (rows.next()) {
+				String name = rows.getString(5);
+				leases.put(name, JdbcLeaseStore.lease(name, rows));
+			}
+		}
+		return leases;
+	}
+
+	/** Returns the lease under another name of its group. */
+	static Lease named(String group, Lease lease) {
+		return new Lease(group, lease.holder(), lease.term(), lease.expiresIn(), lease.activeIn());
+	}
+
+	private static Set<String> renewChunk(Connection connection, BatchSql batch, List<Lease> leases, long millis,
 			long deadline) throws SQLException {
-		Object[] parameters = new Object[1 + 3 * leases.size()];
-		parameters[0] = millis;
 		Set<String> groups = new LinkedHashSet<>();
-		for (int i = 0; i < leases.size(); i++) {
-			Lease lease = leases.get(i);
+		for (Lease lease : leases) {
 			groups.add(lease.group());
-			parameters[1 + 3 * i] = lease.group();
-			parameters[2 + 3 * i] = lease.holder();
-			parameters[3 + 3 * i] = lease.term();
 		}
 		Set<String> renewed = new LinkedHashSet<>();
 		boolean known;
-		try (PreparedStatement statement = prepare(connection, sql.renewAll(leases.size()),
-				remaining(connection, deadline), parameters)) {
-			if (sql.renewAllReturnsGroups()) {
+		Bound renewal = batch.renew(leases, millis);
+		try (PreparedStatement statement = prepare(connection, renewal.sql(), remaining(connection, deadline),
+				renewal.parameters())) {
+			if (batch.renewReturnsGroups()) {
 				try (ResultSet rows = statement.executeQuery()) {
 					while (rows.next()) {
 						renewed.add(rows.getString(1));
@@ -119,7 +141,7 @@ final class LeaseBatches {
 		// As renew does: once a row has left a holder and term it never returns to them
 		// (every take-over raises the term), so a row that still has them had them for
 		// the UPDATE, which then set the new end. One read for all, and only now.
-		Map<String, Lease> current = read(connection, sql, groups, deadline);
+		Map<String, Lease> current = read(connection, batch, groups, false, deadline);
 		renewed.clear();
 		for (Lease lease : leases) {
 			Lease now = current.get(lease.group());

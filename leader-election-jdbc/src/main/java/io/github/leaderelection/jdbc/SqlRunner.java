@@ -88,13 +88,30 @@ final class SqlRunner {
 			long seconds = timeout.toSeconds() + ((timeout.toNanosPart() > 0) ? 1 : 0);
 			statement.setQueryTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, seconds)));
 			for (int i = 0; i < parameters.length; i++) {
-				statement.setObject(i + 1, parameters[i]);
+				bind(connection, statement, i + 1, parameters[i]);
 			}
 			return statement;
 		}
 		catch (SQLException ex) {
 			statement.close();
 			throw ex;
+		}
+	}
+
+	/**
+	 * Binds a value: a {@code String[]} or {@code Long[]} as an SQL array of {@code text}
+	 * or {@code bigint} (PostgreSQL's names), anything else as it is.
+	 */
+	private static void bind(Connection connection, PreparedStatement statement, int index, Object value)
+			throws SQLException {
+		if (value instanceof String[] strings) {
+			statement.setArray(index, connection.createArrayOf("text", strings));
+		}
+		else if (value instanceof Long[] longs) {
+			statement.setArray(index, connection.createArrayOf("bigint", longs));
+		}
+		else {
+			statement.setObject(index, value);
 		}
 	}
 

@@ -6,10 +6,18 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -17,6 +25,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.jdbc.BatchSql.Way;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.testing.TestDatabases;
 import org.junit.jupiter.api.Named;
@@ -30,9 +39,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests that {@link JdbcLeaseStore} renews and reads many groups with one statement each
- * on every database, counting the statements that reach it; the rules each lease keeps
- * are checked by the contract tests.
+ * Tests that {@link JdbcLeaseStore} takes, renews and reads many groups with as few
+ * statements as each database allows, counting the statements that reach it, and that
+ * each group still gets its own outcome; the rules each lease keeps are checked by the
+ * contract tests.
  */
 class JdbcLeaseStoreBatchTests {
 
@@ -48,7 +58,13 @@ class JdbcLeaseStoreBatchTests {
 
 	private static final int MANY = 300;
 
-	private static final int PER_STATEMENT = LeaseSql.MAX_GROUPS_PER_STATEMENT;
+	/** Far more groups than one list names, as a node with many groups has. */
+	private static final int THOUSANDS = 2000;
+
+	private static final int PER_LIST = BatchSql.MAX_GROUPS_PER_LIST;
+
+	/** A server version without JSON_TABLE, for the real server to be taken for. */
+	private static final String MARIADB_WITHOUT_JSON_TABLE = "10.5.27-MariaDB";
 
 	static Stream<Named<Supplier<DataSource>>> databases() {
 		return Stream.of(Named.of("H2", TestDatabases::h2),
@@ -61,6 +77,36 @@ class JdbcLeaseStoreBatchTests {
 				Named.of("PostgreSQL", TestDatabases::postgres));
 	}
 
+	/**
+	 * Every database with the way its statements are expected to name many groups, and
+	 * MariaDB or MySQL once more as a server without JSON_TABLE.
+	 */
+	static Stream<Named<Database>> ways() {
+		return Stream.concat(
+				databases().map(
+						(database) -> Named.of(database.getName(),
+								new Database(database.getPayload(), expectedWay(database.getName())))),
+				Stream.of(
+						Named
+							.of("MySQL family as MariaDB 10.5",
+									new Database(
+											() -> new ReportedServerVersion(TestDatabases.mysqlFamily(),
+													MARIADB_WITHOUT_JSON_TABLE),
+											Way.LISTS)),
+						Named.of("MySQL family as MariaDB 10.5, affected rows",
+								new Database(() -> new ReportedServerVersion(
+										TestDatabases.mysqlFamily(Map.of("useAffectedRows", "true")),
+										MARIADB_WITHOUT_JSON_TABLE), Way.LISTS))));
+	}
+
+	static Stream<Named<Database>> waysOfOneStatement() {
+		return ways().filter((database) -> database.getPayload().way() != Way.LISTS);
+	}
+
+	static Stream<Named<Database>> waysOfLists() {
+		return ways().filter((database) -> database.getPayload().way() == Way.LISTS);
+	}
+
 	static Stream<Named<Supplier<DataSource>>> mysqlFamily() {
 		return databases().filter((database) -> database.getName().startsWith("MySQL"));
 	}
@@ -69,34 +115,63 @@ class JdbcLeaseStoreBatchTests {
 	 * Databases whose tables match names regardless of case, as MySQL's do by default.
 	 */
 	static Stream<Named<Supplier<DataSource>>> caseInsensitiveDatabases() {
-		return Stream.concat(mysqlFamily(),
-				Stream.of(Named.of("H2 ignoring case",
-						() -> new DriverManagerDataSource(
-								"jdbc:h2:mem:leader_election_ignorecase;IGNORECASE=TRUE;DB_CLOSE_DELAY=-1", "sa",
-								""))));
+		return Stream
+			.of(mysqlFamily(),
+					Stream.of(Named.<Supplier<DataSource>>of(
+							"MySQL family as MariaDB 10.5",
+							() -> new ReportedServerVersion(TestDatabases.mysqlFamily(), MARIADB_WITHOUT_JSON_TABLE))),
+					Stream.of(Named.<Supplier<DataSource>>of("H2 ignoring case",
+							() -> new DriverManagerDataSource(
+									"jdbc:h2:mem:leader_election_ignorecase;IGNORECASE=TRUE;DB_CLOSE_DELAY=-1", "sa",
+									""))))
+			.flatMap((databases) -> databases);
 	}
 
 	@ParameterizedTest
-	@MethodSource("databases")
-	void renewsAndReadsManyGroupsWithOneStatementEach(Supplier<DataSource> database) {
-		ScratchTable table = ScratchTable.create(database.get());
+	@MethodSource("ways")
+	void takesRenewsAndReadsThousandsOfGroupsWithAsFewStatementsAsTheDatabaseAllows(Database database)
+			throws SQLException {
+		ScratchTable table = ScratchTable.create(database.dataSource().get());
 		try {
 			StatementCounter counter = new StatementCounter(table.dataSource());
 			JdbcLeaseStore store = new JdbcLeaseStore(counter, table.name(), false);
-			List<Lease> leases = acquire(store, MANY);
-			counter.takeCount();
-			assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(groups(leases));
-			assertThat(counter.takeCount()).as("statements to renew %d leases", MANY).isEqualTo(1);
-			List<String> asked = new ArrayList<>(groups(leases));
+			List<String> groups = newGroups(THOUSANDS);
+			Map<String, Lease> taken = store.tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+			assertThat(taken).containsOnlyKeys(groups);
+			taken.forEach((group, lease) -> {
+				assertThat(lease.group()).isEqualTo(group);
+				assertThat(lease.holder()).isEqualTo("a");
+				assertThat(lease.term()).isPositive();
+				assertThat(lease.activeIn()).isZero();
+			});
+			// The first call on MySQL and MariaDB also reads the types of the table's
+			// columns, once.
+			int columnTypes = (database.way() == Way.JSON_TABLE) ? 1 : 0;
+			assertThat(counter.takeCount()).as("statements to take %d leases first", THOUSANDS)
+				.isEqualTo(database.statementsToAcquire(THOUSANDS, table.dataSource()) + columnTypes);
+			List<Lease> leases = List.copyOf(taken.values());
+			assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(groups);
+			assertThat(counter.takeCount()).as("statements to renew %d leases", THOUSANDS)
+				.isEqualTo(database.statementsPerList(THOUSANDS));
+			List<String> asked = new ArrayList<>(groups);
 			asked.add(newGroup());
 			Map<String, Lease> read = store.readAll(asked, TIMEOUT);
-			assertThat(counter.takeCount()).as("statements to read %d groups", asked.size()).isEqualTo(1);
-			assertThat(read).containsOnlyKeys(groups(leases));
+			assertThat(counter.takeCount()).as("statements to read %d groups", asked.size())
+				.isEqualTo(database.statementsPerList(asked.size()));
+			assertThat(read).containsOnlyKeys(groups);
 			for (Lease lease : leases) {
 				assertThat(read.get(lease.group()).holder()).isEqualTo("a");
 				assertThat(read.get(lease.group()).term()).isEqualTo(lease.term());
 				assertThat(read.get(lease.group()).expiresIn()).isGreaterThan(LIVE);
 			}
+			Map<String, Lease> retaken = store.tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+			assertThat(counter.takeCount()).as("statements to take %d leases again", THOUSANDS)
+				.isEqualTo(database.statementsToAcquire(THOUSANDS, table.dataSource()));
+			assertThat(retaken).containsOnlyKeys(groups);
+			for (Lease lease : leases) {
+				assertThat(retaken.get(lease.group()).term()).isEqualTo(lease.term() + 1);
+			}
+			assertThat(store.tryAcquireAll(List.of(), "a", LIVE, TIMEOUT)).isEmpty();
 			assertThat(store.renewAll(List.of(), RENEWED, TIMEOUT)).isEmpty();
 			assertThat(store.readAll(List.of(), TIMEOUT)).isEmpty();
 			assertThat(store.renewAll(List.of(new Lease(newGroup(), null, 1, LIVE, Duration.ZERO)), RENEWED, TIMEOUT))
@@ -108,24 +183,82 @@ class JdbcLeaseStoreBatchTests {
 		}
 	}
 
+	/**
+	 * Each group of a batch is judged on its own, with one statement for all of them
+	 * where the database allows it: never led, released, held by another, expired, forced
+	 * to the candidate, and already the candidate's.
+	 */
 	@ParameterizedTest
-	@MethodSource("databases")
-	void splitsOnlyPastTheGroupsOneStatementMayName(Supplier<DataSource> database) {
-		ScratchTable table = ScratchTable.create(database.get());
+	@MethodSource("waysOfOneStatement")
+	void takesEveryKindOfLeaseInOneBatchWithTheStatementsOfOne(Database database) throws SQLException {
+		ScratchTable table = ScratchTable.create(database.dataSource().get());
 		try {
 			StatementCounter counter = new StatementCounter(table.dataSource());
 			JdbcLeaseStore store = new JdbcLeaseStore(counter, table.name(), false);
-			List<Lease> leases = acquire(store, PER_STATEMENT + 1);
-			List<Lease> most = leases.subList(0, PER_STATEMENT);
+			JdbcLeaseStore others = table.store();
+			String unknown = newGroup();
+			String released = newGroup();
+			String held = newGroup();
+			String expired = newGroup();
+			String forced = newGroup();
+			String own = newGroup();
+			others.release(others.tryAcquire(released, "b", LIVE, TIMEOUT).orElseThrow(), TIMEOUT);
+			Lease heldLease = others.tryAcquire(held, "b", LIVE, TIMEOUT).orElseThrow();
+			Lease expiredLease = others.tryAcquire(expired, "b", Duration.ZERO, TIMEOUT).orElseThrow();
+			others.tryAcquire(forced, "b", LIVE, TIMEOUT).orElseThrow();
+			others.forceLeader(forced, "a", TIMEOUT);
+			Lease forcedLease = others.read(forced, TIMEOUT).orElseThrow();
+			Lease ownLease = others.tryAcquire(own, "a", LIVE, TIMEOUT).orElseThrow();
+			// The first batch call, on MySQL and MariaDB, also reads the column types.
+			store.readAll(List.of(unknown), TIMEOUT);
 			counter.takeCount();
-			assertThat(store.renewAll(most, RENEWED, TIMEOUT)).hasSize(PER_STATEMENT);
+			Map<String, Lease> taken = store.tryAcquireAll(List.of(unknown, released, held, expired, forced, own), "a",
+					LIVE, TIMEOUT);
+			assertThat(counter.takeCount()).isEqualTo(database.statementsToAcquire(6, table.dataSource()));
+			assertThat(taken).containsOnlyKeys(unknown, released, expired, forced, own);
+			assertThat(taken.get(unknown).term()).isEqualTo(1);
+			assertThat(taken.get(expired).term()).isEqualTo(expiredLease.term() + 1);
+			assertThat(taken.get(expired).activeIn()).isZero();
+			assertThat(taken.get(forced).term()).isEqualTo(forcedLease.term() + 1);
+			assertThat(taken.get(forced).activeIn()).isPositive().isLessThanOrEqualTo(forcedLease.expiresIn());
+			assertThat(taken.get(own).term()).isEqualTo(ownLease.term() + 1);
+			Lease stillHeld = others.read(held, TIMEOUT).orElseThrow();
+			assertThat(stillHeld.holder()).isEqualTo("b");
+			assertThat(stillHeld.term()).isEqualTo(heldLease.term());
+			taken.forEach((group, lease) -> {
+				assertThat(lease.holder()).isEqualTo("a");
+				assertThat(lease.expiresIn()).isPositive().isLessThanOrEqualTo(LIVE);
+				assertThat(others.read(group, TIMEOUT).orElseThrow().term()).isEqualTo(lease.term());
+			});
+		}
+		finally {
+			table.drop();
+		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("waysOfLists")
+	void splitsOnlyPastTheGroupsOneListMayName(Database database) throws SQLException {
+		ScratchTable table = ScratchTable.create(database.dataSource().get());
+		try {
+			StatementCounter counter = new StatementCounter(table.dataSource());
+			JdbcLeaseStore store = new JdbcLeaseStore(counter, table.name(), false);
+			List<String> groups = newGroups(PER_LIST + 1);
+			List<String> most = groups.subList(0, PER_LIST);
+			int oneList = database.statementsToAcquire(PER_LIST, table.dataSource());
+			assertThat(store.tryAcquireAll(most, "a", LIVE, TIMEOUT)).hasSize(PER_LIST);
+			assertThat(counter.takeCount()).isEqualTo(oneList);
+			List<Lease> leases = List.copyOf(store.tryAcquireAll(groups, "a", LIVE, TIMEOUT).values());
+			assertThat(leases).hasSize(PER_LIST + 1);
+			assertThat(counter.takeCount()).isEqualTo(2 * oneList);
+			assertThat(store.renewAll(leases.subList(0, PER_LIST), RENEWED, TIMEOUT)).hasSize(PER_LIST);
 			assertThat(counter.takeCount()).isEqualTo(1);
-			assertThat(store.readAll(groups(most), TIMEOUT)).hasSize(PER_STATEMENT);
+			assertThat(store.readAll(most, TIMEOUT)).hasSize(PER_LIST);
 			assertThat(counter.takeCount()).isEqualTo(1);
 			assertThat(store.renewAll(leases, RENEWED.plusSeconds(1), TIMEOUT))
-				.containsExactlyInAnyOrderElementsOf(groups(leases));
+				.containsExactlyInAnyOrderElementsOf(groups);
 			assertThat(counter.takeCount()).isEqualTo(2);
-			assertThat(store.readAll(groups(leases), TIMEOUT)).containsOnlyKeys(groups(leases));
+			assertThat(store.readAll(groups, TIMEOUT)).containsOnlyKeys(groups);
 			assertThat(counter.takeCount()).isEqualTo(2);
 		}
 		finally {
@@ -134,10 +267,10 @@ class JdbcLeaseStoreBatchTests {
 	}
 
 	@ParameterizedTest
-	@MethodSource("databases")
-	void findsWhichLeasesWereLostWithOneMoreStatementOnlyWhereTheDatabaseCannotSay(Supplier<DataSource> database)
+	@MethodSource("ways")
+	void findsWhichLeasesWereLostWithOneMoreStatementOnlyWhereTheDatabaseCannotSay(Database database)
 			throws SQLException {
-		ScratchTable table = ScratchTable.create(database.get());
+		ScratchTable table = ScratchTable.create(database.dataSource().get());
 		try {
 			StatementCounter counter = new StatementCounter(table.dataSource());
 			JdbcLeaseStore store = new JdbcLeaseStore(counter, table.name(), false);
@@ -196,13 +329,14 @@ class JdbcLeaseStoreBatchTests {
 	}
 
 	/**
-	 * Where the table's collation equates names that differ, a group is read and renewed
-	 * under any name that {@link JdbcLeaseStore#read} and {@link JdbcLeaseStore#renew}
-	 * accept, and reported under the name it was asked for.
+	 * Where the table's collation equates names that differ, a group is taken, read and
+	 * renewed under any name that {@link JdbcLeaseStore#tryAcquire},
+	 * {@link JdbcLeaseStore#read} and {@link JdbcLeaseStore#renew} accept, and reported
+	 * under the name it was asked for.
 	 */
 	@ParameterizedTest
 	@MethodSource("caseInsensitiveDatabases")
-	void readsAndRenewsUnderTheNamesAskedForWhereTheDatabaseEquatesNames(Supplier<DataSource> database) {
+	void takesReadsAndRenewsUnderTheNamesAskedForWhereTheDatabaseEquatesNames(Supplier<DataSource> database) {
 		ScratchTable table = ScratchTable.create(database.get());
 		try {
 			JdbcLeaseStore store = table.store();
@@ -216,8 +350,112 @@ class JdbcLeaseStoreBatchTests {
 			assertThat(read).containsOnlyKeys(other);
 			assertThat(read.get(other).term()).isEqualTo(lease.term());
 			assertThat(store.renewAll(List.of(sameRow), RENEWED, TIMEOUT)).containsExactly(other);
+			String unknown = newGroup();
+			Map<String, Lease> taken = store.tryAcquireAll(List.of(other, unknown), "a", LIVE, TIMEOUT);
+			assertThat(taken).containsOnlyKeys(other, unknown);
+			assertThat(taken.get(other).group()).isEqualTo(other);
+			assertThat(taken.get(other).term()).isEqualTo(lease.term() + 1);
+			assertThat(store.read(group, TIMEOUT).orElseThrow().term()).isEqualTo(lease.term() + 1);
+			assertThat(table.store().tryAcquireAll(List.of(other), "b", LIVE, TIMEOUT)).isEmpty();
 		}
 		finally {
+			table.drop();
+		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("ways")
+	void takesRenewsAndReadsGroupsWhateverCharactersTheirNamesHold(Database database) {
+		ScratchTable table = ScratchTable.create(database.dataSource().get());
+		try {
+			JdbcLeaseStore store = table.store();
+			String suffix = UUID.randomUUID().toString();
+			List<String> groups = List.of("quote\"]}, {\"g\": \"x-" + suffix, "back\\slash\\\\-" + suffix,
+					"apostrophe'); DROP TABLE x; -- " + suffix, "tab\tand\u0001control-" + suffix,
+					"JSON_TABLE(?, '$[*]') ?::text[] " + suffix, "été-組-🎉-" + suffix,
+					("x".repeat(255) + suffix).substring(0, 255));
+			String candidate = "c\"'\\-" + suffix;
+			Map<String, Lease> taken = store.tryAcquireAll(groups, candidate, LIVE, TIMEOUT);
+			assertThat(taken).containsOnlyKeys(groups);
+			for (String group : groups) {
+				Lease one = store.read(group, TIMEOUT).orElseThrow();
+				assertThat(one.holder()).isEqualTo(candidate);
+				assertThat(one.term()).isEqualTo(taken.get(group).term());
+			}
+			assertThat(store.renewAll(taken.values(), RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(groups);
+			Map<String, Lease> read = store.readAll(groups, TIMEOUT);
+			assertThat(read).containsOnlyKeys(groups);
+			read.values().forEach((lease) -> assertThat(lease.expiresIn()).isGreaterThan(LIVE));
+			assertThat(store.tryAcquireAll(groups, "other", LIVE, TIMEOUT)).isEmpty();
+		}
+		finally {
+			table.drop();
+		}
+	}
+
+	/**
+	 * MySQL and MariaDB cut a value too long for a column with a mere warning: a name too
+	 * long for the table must still match no group, not the one named by its beginning.
+	 */
+	@ParameterizedTest
+	@MethodSource("ways")
+	void namesTooLongForTheTableMatchNoGroup(Database database) {
+		ScratchTable table = ScratchTable.create(database.dataSource().get());
+		try {
+			JdbcLeaseStore store = table.store();
+			String longest = (UUID.randomUUID() + "x".repeat(255)).substring(0, 255);
+			Lease lease = store.tryAcquireAll(List.of(longest), "a", LIVE, TIMEOUT).get(longest);
+			String tooLong = longest + "y";
+			assertThat(store.read(tooLong, TIMEOUT)).isEmpty();
+			assertThat(store.readAll(List.of(tooLong), TIMEOUT)).isEmpty();
+			Lease alike = new Lease(tooLong, "a", lease.term(), LIVE, Duration.ZERO);
+			assertThat(store.renewAll(List.of(alike), RENEWED, TIMEOUT)).isEmpty();
+			assertThat(store.read(longest, TIMEOUT).orElseThrow().expiresIn()).isLessThanOrEqualTo(LIVE);
+		}
+		finally {
+			table.drop();
+		}
+	}
+
+	/**
+	 * A node renewing leases that ran out while another takes them over, both on the same
+	 * rows at once: each group goes to exactly one of them, and neither call fails. (That
+	 * the rows are locked in one order is checked by {@link BatchLockOrderTests}.)
+	 */
+	@ParameterizedTest
+	@MethodSource("waysOfOneStatement")
+	void takeOversRacingRenewalsOfTheSameRowsLeaveOneWinnerPerGroup(Database database) throws Exception {
+		ScratchTable table = ScratchTable.create(database.dataSource().get());
+		ExecutorService executor = Executors.newFixedThreadPool(2);
+		try {
+			JdbcLeaseStore renewing = table.store();
+			JdbcLeaseStore taking = table.store();
+			for (int round = 0; round < 10; round++) {
+				List<String> groups = newGroups(200);
+				List<Lease> ranOut = new ArrayList<>(
+						renewing.tryAcquireAll(groups, "a", Duration.ZERO, TIMEOUT).values());
+				Collections.reverse(ranOut);
+				List<String> shuffled = new ArrayList<>(groups);
+				Collections.shuffle(shuffled);
+				CountDownLatch start = new CountDownLatch(1);
+				Future<Set<String>> renewed = executor.submit(() -> {
+					start.await();
+					return renewing.renewAll(ranOut, LIVE, TIMEOUT);
+				});
+				Future<Map<String, Lease>> taken = executor.submit(() -> {
+					start.await();
+					return taking.tryAcquireAll(shuffled, "b", LIVE, TIMEOUT);
+				});
+				start.countDown();
+				Set<String> winners = new HashSet<>(renewed.get(30, TimeUnit.SECONDS));
+				for (String group : taken.get(30, TimeUnit.SECONDS).keySet()) {
+					assertThat(winners.add(group)).as("second winner of %s", group).isTrue();
+				}
+				assertThat(winners).containsExactlyInAnyOrderElementsOf(groups);
+			}
+		}
+		finally {
+			executor.shutdownNow();
 			table.drop();
 		}
 	}
@@ -233,6 +471,9 @@ class JdbcLeaseStoreBatchTests {
 		assertThatExceptionOfType(LeaderElectionException.class)
 			.isThrownBy(() -> store.readAll(List.of("orders", "payments"), TIMEOUT))
 			.withMessageContaining("read the leases of 2 groups in table " + table);
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> store.tryAcquireAll(List.of("orders", "payments"), "a", LIVE, TIMEOUT))
+			.withMessageContaining("acquire the leases of 2 groups in table " + table);
 	}
 
 	@Test
@@ -249,20 +490,25 @@ class JdbcLeaseStoreBatchTests {
 			assertThatExceptionOfType(LeaderElectionException.class)
 				.isThrownBy(() -> store.readAll(groups(leases), Duration.ofNanos(1)))
 				.withMessageContaining("timeout");
+			assertThatExceptionOfType(LeaderElectionException.class)
+				.isThrownBy(() -> store.tryAcquireAll(groups(leases), "a", LIVE, Duration.ofNanos(1)))
+				.withMessageContaining("timeout");
 			assertThat(counter.takeCount()).isZero();
-			assertThat(store.read(leases.get(0).group(), TIMEOUT).orElseThrow().expiresIn()).isLessThanOrEqualTo(LIVE);
+			Lease lease = store.read(leases.get(0).group(), TIMEOUT).orElseThrow();
+			assertThat(lease.expiresIn()).isLessThanOrEqualTo(LIVE);
+			assertThat(lease.term()).isEqualTo(leases.get(0).term());
 		}
 		finally {
 			table.drop();
 		}
 	}
 
+	/** Takes leases of new groups for candidate "a", with one batch. */
 	private static List<Lease> acquire(JdbcLeaseStore store, int count) {
-		List<Lease> leases = new ArrayList<>();
-		for (int i = 0; i < count; i++) {
-			leases.add(store.tryAcquire(newGroup(), "a", LIVE, TIMEOUT).orElseThrow());
-		}
-		return leases;
+		List<String> groups = newGroups(count);
+		Map<String, Lease> taken = store.tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+		assertThat(taken).containsOnlyKeys(groups);
+		return List.copyOf(taken.values());
 	}
 
 	private static List<String> groups(List<Lease> leases) {
@@ -275,8 +521,43 @@ class JdbcLeaseStoreBatchTests {
 		}
 	}
 
+	private static Way expectedWay(String databaseName) {
+		if (databaseName.startsWith("PostgreSQL")) {
+			return Way.ARRAYS;
+		}
+		return databaseName.startsWith("MySQL") ? Way.JSON_TABLE : Way.LISTS;
+	}
+
+	private static List<String> newGroups(int count) {
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			groups.add(newGroup());
+		}
+		return groups;
+	}
+
 	private static String newGroup() {
 		return "group-" + UUID.randomUUID();
+	}
+
+	/**
+	 * A database, and how its statements are expected to name many groups.
+	 */
+	record Database(Supplier<DataSource> dataSource, Way way) {
+
+		/** Statements per call that names groups in lists, one per list. */
+		int statementsPerList(int groups) {
+			return (this.way != Way.LISTS) ? 1 : (groups + PER_LIST - 1) / PER_LIST;
+		}
+
+		/**
+		 * Statements to take leases: one that takes and returns them on PostgreSQL and
+		 * H2; on MySQL and MariaDB one that takes them, then one that reads them.
+		 */
+		int statementsToAcquire(int groups, DataSource dataSource) throws SQLException {
+			return statementsPerList(groups) * ((dialect(dataSource) == SqlDialect.MYSQL) ? 2 : 1);
+		}
+
 	}
 
 }

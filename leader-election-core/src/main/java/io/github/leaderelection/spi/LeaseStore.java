@@ -59,19 +59,34 @@ public interface LeaseStore extends AutoCloseable {
 	 * {@link #tryAcquire} takes one: in one request where the store can, so that a node
 	 * starting with many groups, or finding many of them free, takes them with one round
 	 * trip. Each group is judged on its own; one held by another candidate is left alone
-	 * and does not keep the others from being taken. The default takes them one by one,
-	 * within the one timeout.
+	 * and does not keep the others from being taken. The default takes them one by one
+	 * within the one timeout, and returns what it took when the time is up or a call
+	 * fails: the engine tries the rest in a later round, and a lease taken is never
+	 * thrown away with an exception.
 	 * @param groups distinct groups
 	 * @return the leases taken, by group; a group missing from it is held by another
-	 * candidate
+	 * candidate, or was not tried
+	 * @throws RuntimeException if no lease could be taken because the store failed
 	 */
 	default Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
 			Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		Map<String, Lease> taken = new LinkedHashMap<>();
 		for (String group : groups) {
-			tryAcquire(group, candidateId, leaseDuration, remaining(deadline, "acquire " + groups.size() + " leases"))
-				.ifPresent((lease) -> taken.put(group, lease));
+			long left = deadline - System.nanoTime();
+			if (left <= 0 && !taken.isEmpty()) {
+				break;
+			}
+			try {
+				tryAcquire(group, candidateId, leaseDuration, Duration.ofNanos(Math.max(1, left)))
+					.ifPresent((lease) -> taken.put(group, lease));
+			}
+			catch (RuntimeException ex) {
+				if (taken.isEmpty()) {
+					throw ex;
+				}
+				break;
+			}
 		}
 		return taken;
 	}

@@ -590,6 +590,13 @@ final class GroupElector implements LeaderElection {
 		try {
 			recovered();
 			delay = afterAcquire(taken, start, end);
+			if (taken != null) {
+				// The acquisition was the look asked for meanwhile (when the watch
+				// started, say): the lease is known as of now, and a leader's next look
+				// is its renewal. Otherwise every group taken at start would be renewed
+				// once more on its own.
+				this.attemptRequested = false;
+			}
 		}
 		finally {
 			endRoundClaim(delay);

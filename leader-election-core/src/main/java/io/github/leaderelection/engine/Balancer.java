@@ -167,12 +167,15 @@ final class Balancer {
 	}
 
 	/**
-	 * Leaves out, for a while, a candidate that the last plan gave groups to and that did
-	 * not take any, three rounds in a row: it announces itself but cannot lead (its store
-	 * calls fail, or it stopped competing), and moving groups to it would only make them
-	 * come back, over and over. Each time it happens again it is left out twice as long,
-	 * from 4 retry periods up to 512; a candidate that takes a group is trusted again at
-	 * once.
+	 * Leaves out, for a while, a candidate that leads nothing, that the last plan gave
+	 * groups to and that did not take any, three rounds in a row: it announces itself but
+	 * cannot lead (its store calls fail, or it stopped competing), and moving groups to
+	 * it would only make them come back, over and over. Each time it happens again it is
+	 * left out twice as long, from 4 retry periods up to 512; a candidate that takes a
+	 * group is trusted again at once. A candidate that leads groups is never left out: it
+	 * shows that it can lead, and what the plan gave it may not have come for reasons of
+	 * the givers' (a giver cut off from the store fails over to whoever comes first),
+	 * which would otherwise leave healthy candidates out and the spread stuck.
 	 */
 	private void noteWhoTookWhatWasPlanned(View current, long now) {
 		long period = this.engine.timing().retryPeriod().toNanos();
@@ -186,7 +189,7 @@ final class Balancer {
 				this.strikes.remove(candidate);
 				this.leftOutPeriods.remove(candidate);
 			}
-			else if (this.expected.getOrDefault(candidate, 0) > 0
+			else if (load.getValue() == 0 && this.expected.getOrDefault(candidate, 0) > 0
 					&& this.strikes.merge(candidate, 1, Integer::sum) >= STRIKES) {
 				this.strikes.remove(candidate);
 				int periods = Math.min(2 * this.leftOutPeriods.getOrDefault(candidate, 2), MAX_LEFT_OUT_PERIODS);

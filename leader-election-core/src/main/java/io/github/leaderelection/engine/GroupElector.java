@@ -335,19 +335,22 @@ final class GroupElector implements LeaderElection {
 			return;
 		}
 		boolean keep;
+		boolean holding;
 		synchronized (this) {
 			keep = !this.stopped;
+			holding = this.held != null;
 			if (keep) {
 				this.watch = opened;
 			}
 		}
-		if (keep) {
-			// A change between the attempts so far and the watch's start went unheard;
-			// and a store that queues candidates (ZooKeeper) queues a watching one.
-			requestAttempt();
-		}
-		else {
+		if (!keep) {
 			closeWatch(opened); // stopped while the watch was being set up
+		}
+		else if (!holding) {
+			// A change between the attempts so far and the watch's start went unheard;
+			// and a store that queues candidates (ZooKeeper) queues a watching one. (A
+			// holder's next look is its renewal, which sees any change.)
+			requestAttempt();
 		}
 	}
 

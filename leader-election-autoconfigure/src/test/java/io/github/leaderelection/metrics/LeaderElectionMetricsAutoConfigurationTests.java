@@ -67,17 +67,23 @@ class LeaderElectionMetricsAutoConfigurationTests {
 
 	@Test
 	void recordsTheSpreadWhileBalancingAndTheBatchesOfTheNodesRounds() {
-		this.metricsContextRunner.withPropertyValues("leader-election.balance.enabled=true").run((context) -> {
-			ApplicationReady.publish(context);
-			MeterRegistry meters = context.getBean(MeterRegistry.class);
-			await().atMost(TIMEOUT)
-				.untilAsserted(() -> assertThat(meters.get("leader.election.balance.spread").gauge().value()).isZero());
-			await().atMost(TIMEOUT)
-				.untilAsserted(() -> assertThat(meters.get("leader.election.store.requests")
-					.tags("group", "*", "operation", "renew-all", "outcome", "success")
-					.timer()
-					.count()).isPositive());
-		});
+		// Partitions, so that the node leads several groups: a batch of one is sent as
+		// the
+		// call for its group.
+		this.metricsContextRunner
+			.withPropertyValues("leader-election.balance.enabled=true", "leader-election.partitions.tasks=2")
+			.run((context) -> {
+				ApplicationReady.publish(context);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				await().atMost(TIMEOUT)
+					.untilAsserted(
+							() -> assertThat(meters.get("leader.election.balance.spread").gauge().value()).isZero());
+				await().atMost(TIMEOUT)
+					.untilAsserted(() -> assertThat(meters.get("leader.election.store.requests")
+						.tags("group", "*", "operation", "renew-all", "outcome", "success")
+						.timer()
+						.count()).isPositive());
+			});
 		this.metricsContextRunner.run((context) -> assertThat(
 				context.getBean(MeterRegistry.class).find("leader.election.balance.spread").gauge())
 			.isNull());

@@ -134,8 +134,7 @@ final class NodeRounds {
 		}
 		Set<String> renewed;
 		try {
-			renewed = this.store.renewAll(renewals.stream().map(GroupElector.RoundRenewal::lease).toList(),
-					this.timing.leaseDuration(), this.timing.storeCallTimeout());
+			renewed = renewBatch(renewals.stream().map(GroupElector.RoundRenewal::lease).toList());
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
@@ -161,7 +160,7 @@ final class NodeRounds {
 
 	private Map<String, Lease> readQuietly(List<String> groups) {
 		try {
-			return this.store.readAll(groups, this.timing.storeCallTimeout());
+			return readBatch(groups);
 		}
 		catch (Exception ex) {
 			logger.debug("Could not read {} group(s) after losing their leases", groups.size(), ex);
@@ -221,8 +220,7 @@ final class NodeRounds {
 		}
 		Map<String, Lease> leases;
 		try {
-			leases = this.store.readAll(followers.stream().map(GroupElector::group).toList(),
-					this.timing.storeCallTimeout());
+			leases = readBatch(followers.stream().map(GroupElector::group).toList());
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
@@ -251,7 +249,7 @@ final class NodeRounds {
 		long start = this.engine.nanoTime();
 		Map<String, Lease> taken;
 		try {
-			taken = tryAcquireAll(taking.stream().map(GroupElector::group).toList());
+			taken = acquireBatch(taking.stream().map(GroupElector::group).toList());
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
@@ -262,12 +260,29 @@ final class NodeRounds {
 		eachOnItsOwn(taking, (elector) -> elector.acquiredInRound(taken.get(elector.group()), start, end));
 	}
 
-	/**
-	 * Takes the leases in one request; one group alone, the usual case of an application
-	 * with one group, the way it is taken on its own, so that its metrics and traces name
-	 * the group.
-	 */
-	private Map<String, Lease> tryAcquireAll(List<String> groups) {
+	// A batch of one group, the usual case of an application with one group, is sent as
+	// the call for that group, so that its metrics and traces name the group.
+
+	private Set<String> renewBatch(List<Lease> leases) {
+		if (leases.size() == 1) {
+			Lease lease = leases.get(0);
+			return this.store.renew(lease, this.timing.leaseDuration(), this.timing.storeCallTimeout())
+					? Set.of(lease.group()) : Set.of();
+		}
+		return this.store.renewAll(leases, this.timing.leaseDuration(), this.timing.storeCallTimeout());
+	}
+
+	private Map<String, Lease> readBatch(List<String> groups) {
+		if (groups.size() == 1) {
+			String group = groups.get(0);
+			return this.store.read(group, this.timing.storeCallTimeout())
+				.map((lease) -> Map.of(group, lease))
+				.orElse(Map.of());
+		}
+		return this.store.readAll(groups, this.timing.storeCallTimeout());
+	}
+
+	private Map<String, Lease> acquireBatch(List<String> groups) {
 		String candidateId = this.engine.candidateId();
 		if (groups.size() == 1) {
 			String group = groups.get(0);

@@ -60,8 +60,7 @@ class SampleOperationsTests extends SampleHttpTests {
 		assertThat(measurement(leader)).isEqualTo(1.0);
 		assertThat(tagKeys(leader)).contains("backend");
 		await().atMost(TIMEOUT)
-			.until(() -> get(
-					"/actuator/metrics/leader.election.store.requests?tag=operation:renew-all&tag=outcome:success")
+			.until(() -> get("/actuator/metrics/leader.election.store.requests?tag=operation:renew&tag=outcome:success")
 				.getStatusCode()
 				.is2xxSuccessful());
 		Map<String, Object> transitions = get("/actuator/metrics/leader.election.transitions?tag=type:granted")

@@ -2,6 +2,7 @@ package io.github.leaderelection.engine;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -127,6 +128,12 @@ class BalancingTests {
 			public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration,
 					Duration timeout) {
 				return Optional.empty();
+			}
+
+			@Override
+			public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId,
+					Duration leaseDuration, Duration timeout) {
+				return Map.of();
 			}
 
 		};

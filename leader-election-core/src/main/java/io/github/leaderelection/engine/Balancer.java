@@ -52,6 +52,12 @@ final class Balancer {
 	/** Rounds in a row a candidate may take none of what the plan gave it. */
 	private static final int STRIKES = 3;
 
+	/**
+	 * How long a node leads a group before balancing moves it on, in retry periods:
+	 * longer than the round or two in which the nodes' plans may differ.
+	 */
+	private static final int MIN_TENURE_PERIODS = 3;
+
 	/** The longest a candidate that takes nothing is left out, in retry periods. */
 	private static final int MAX_LEFT_OUT_PERIODS = 512;
 
@@ -151,7 +157,8 @@ final class Balancer {
 		if (current == null) {
 			return;
 		}
-		List<GroupElector> moves = current.ownMoves(now);
+		List<GroupElector> moves = current.ownMoves(now,
+				MIN_TENURE_PERIODS * this.engine.timing().retryPeriod().toNanos());
 		synchronized (this) {
 			this.expected = current.receipts;
 		}
@@ -334,8 +341,10 @@ final class Balancer {
 		 * Draws the plan every node draws, and returns this node's part of it.
 		 * @param now the engine's clock, which the electors' grant instants are read
 		 * against
+		 * @param minTenureNanos how long this node leads a group before it may hand it
+		 * over
 		 */
-		List<GroupElector> ownMoves(long now) {
+		List<GroupElector> ownMoves(long now, long minTenureNanos) {
 			Map<String, Integer> planned = new TreeMap<>(this.loads);
 			List<GroupElector> toHandOver = new ArrayList<>();
 			List<GroupElector> movable = new ArrayList<>();
@@ -381,11 +390,15 @@ final class Balancer {
 				}
 			}
 			this.receipts = given;
-			// The groups led longest move first: a group that has just moved here is not
-			// handed on again while the plans of the nodes still differ (they see the
-			// same holders only a round apart). By name among those granted together.
+			// The groups led longest move first, and a group led for less than
+			// MIN_TENURE_PERIODS does not move at all: the nodes see each other's
+			// holders and the list of live candidates a round apart, so their plans
+			// differ for a while after every change (a node joins, say), and a group
+			// that has just moved here would otherwise be handed on again, a flap. By
+			// name among those granted together.
 			Map<GroupElector, Long> granted = new HashMap<>();
 			movable.forEach((elector) -> granted.put(elector, elector.grantedNanos()));
+			movable.removeIf((elector) -> now - granted.get(elector) < minTenureNanos);
 			movable.sort(Comparator.comparingLong((GroupElector elector) -> granted.get(elector) - now)
 				.thenComparing(Comparator.comparing(GroupElector::group).reversed()));
 			toHandOver.addAll(movable.subList(0, Math.min(ownMoves, movable.size())));

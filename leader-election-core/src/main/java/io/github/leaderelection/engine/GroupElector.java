@@ -484,6 +484,9 @@ final class GroupElector implements LeaderElection {
 		}
 	}
 
+	/**
+	 * Whether this elector follows, with its next look left to the node's rounds.
+	 */
 	private synchronized boolean looksInRounds() {
 		return this.inRounds && this.started && !this.stopped && this.held == null && this.releasing == null;
 	}
@@ -521,8 +524,7 @@ final class GroupElector implements LeaderElection {
 	 * own scheduled.
 	 */
 	synchronized boolean followsInRound() {
-		boolean follows = this.inRounds && this.started && !this.stopped && !this.attemptRunning.get()
-				&& this.held == null && this.releasing == null;
+		boolean follows = looksInRounds() && !this.attemptRunning.get();
 		if (follows) {
 			this.roundCallPending = true;
 			// This read answers any look asked for so far. (An elector left out because
@@ -576,10 +578,7 @@ final class GroupElector implements LeaderElection {
 	 * {@link #acquireFailedInRound} follows
 	 */
 	synchronized boolean claimForRoundAcquire() {
-		if (!this.inRounds || !this.started || this.stopped || this.held != null || this.releasing != null) {
-			return false;
-		}
-		return this.attemptRunning.compareAndSet(false, true);
+		return looksInRounds() && this.attemptRunning.compareAndSet(false, true);
 	}
 
 	/**

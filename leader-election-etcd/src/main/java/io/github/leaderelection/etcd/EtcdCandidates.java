@@ -84,7 +84,7 @@ final class EtcdCandidates {
 			if (candidate.leaseId == 0 || replaced != 0) {
 				// Remembered before the key is written: should that write fail, the
 				// next call keeps this lease alive and writes the key.
-				candidate.leaseId = call.await(this.leases.grant(ttl));
+				candidate.leaseId = call.await(this.leases.grant(seconds));
 				candidate.ttlSeconds = seconds;
 			}
 			if (list == null || !hasEntry(list, candidateId, weight, candidate.leaseId)) {

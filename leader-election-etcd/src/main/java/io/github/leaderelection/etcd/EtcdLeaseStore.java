@@ -3,7 +3,9 @@ package io.github.leaderelection.etcd;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import io.etcd.jetcd.ByteSequence;
@@ -30,6 +33,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.etcd.NodeLeases.NodeLease;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
@@ -48,12 +52,16 @@ import org.slf4j.LoggerFactory;
  * lease, which etcd deletes when the lease expires: followers watching the group hear of
  * it at once.</li>
  * </ul>
+ * A candidate's groups share one etcd lease (see {@link NodeLeases}): one keep-alive
+ * renews them all, and a grant writes a transaction without granting an etcd lease first.
  * Expiry is judged by etcd alone: a lease lives as long as its etcd lease, whose TTL is
- * the lease duration rounded up to whole seconds (etcd counts TTLs in seconds). etcd may
- * extend a lease when its own leader changes, never shorten it; a holder's belief ends at
- * its renew deadline whatever etcd does, so a lease that outlives its TTL only delays the
- * next holder. Remaining times read from etcd are rounded up by a second, so that a new
- * holder waits out an old lease too long rather than too short.
+ * the lease duration rounded up to whole seconds (etcd counts TTLs in seconds), and the
+ * store deletes the key of a group whose holder stopped renewing it while its other
+ * groups keep the etcd lease alive. etcd may extend a lease when its own leader changes,
+ * never shorten it; a holder's belief ends at its renew deadline whatever etcd does, so a
+ * lease that outlives its TTL only delays the next holder. Remaining times read from etcd
+ * are rounded up by a second, so that a new holder waits out an old lease too long rather
+ * than too short.
  *
  * <p>
  * Every write is a transaction compared on the record's revision: a holder that lost its
@@ -86,11 +94,19 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	private static final GetOption PREFIX = GetOption.builder().isPrefix(true).build();
 
+	/**
+	 * Grants written in one transaction: two writes each, within etcd's default
+	 * {@code --max-txn-ops} of 128.
+	 */
+	private static final int GRANTS_PER_TXN = EtcdCall.MAX_TXN_OPS / 2;
+
 	private final Client client;
 
 	private final String namespace;
 
 	private final EtcdLeases leases;
+
+	private final NodeLeases nodeLeases;
 
 	private final EtcdCandidates candidates;
 
@@ -111,6 +127,7 @@ public class EtcdLeaseStore implements LeaseStore {
 		this.client = Objects.requireNonNull(client, "client");
 		this.namespace = requireValidNamespace(namespace);
 		this.leases = new EtcdLeases(client);
+		this.nodeLeases = new NodeLeases(this.leases);
 		this.candidates = new EtcdCandidates(client.getKVClient(), this.leases, this.namespace);
 	}
 
@@ -131,7 +148,9 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
-		return lease(group, state(new EtcdCall("read", group, timeout), group));
+		GroupState state = state(new EtcdCall("read", group, timeout), group);
+		keepWarm(List.of(state));
+		return lease(group, state);
 	}
 
 	/**
@@ -147,11 +166,27 @@ public class EtcdLeaseStore implements LeaseStore {
 		List<GetResponse> responses = call.read(this.client.getKVClient(),
 				distinct.stream().map((group) -> Op.get(groupPrefix(group), PREFIX)).toList());
 		Map<String, Lease> leases = new LinkedHashMap<>();
+		List<GroupState> states = new ArrayList<>();
 		for (int i = 0; i < distinct.size(); i++) {
 			String group = distinct.get(i);
-			lease(group, state(group, responses.get(i))).ifPresent((lease) -> leases.put(group, lease));
+			GroupState state = state(group, responses.get(i));
+			states.add(state);
+			lease(group, state).ifPresent((lease) -> leases.put(group, lease));
 		}
+		keepWarm(states);
 		return leases;
+	}
+
+	/**
+	 * Keeps a lease ready for this store's first grant, of the TTL of the leases read
+	 * (the other instances run the same timing, as a rule): see {@link NodeLeases}.
+	 */
+	private void keepWarm(List<GroupState> states) {
+		states.stream()
+			.mapToLong(GroupState::liveTtl)
+			.filter((ttl) -> ttl > 0)
+			.findFirst()
+			.ifPresent(this.nodeLeases::keepWarm);
 	}
 
 	private Optional<Lease> lease(String group, GroupState state) {
@@ -164,50 +199,96 @@ public class EtcdLeaseStore implements LeaseStore {
 		return Optional.of(new Lease(group, current.holder(), current.term(), expiresIn, Duration.ZERO));
 	}
 
+	/**
+	 * Reads the group's keys, then writes the grant on the candidate's shared etcd lease
+	 * in a transaction compared on the record, with a keep-alive of that lease sent
+	 * alongside: the lease then lives at least its TTL from the start of the call. A
+	 * candidate without a lease that may be alive first grants one, or takes the spare
+	 * that its reads keep ready.
+	 */
 	@Override
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		EtcdCall call = new EtcdCall("acquire", group, timeout);
-		GroupState state = state(call, group);
+		long start = System.nanoTime();
+		Grant grant = plan(call, group, candidateId, leaseDuration, state(call, group));
+		if (grant == null) {
+			return Optional.empty();
+		}
+		return Optional.ofNullable(take(call, List.of(grant), candidateId, leaseDuration, start).get(group));
+	}
+
+	/**
+	 * Acquires as {@link #tryAcquire} does, for many groups: their keys read in read-only
+	 * transactions of at most 128 ranges sent at once, then the grants' transactions and
+	 * one keep-alive of the candidate's lease, all sent at once.
+	 */
+	@Override
+	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		List<String> distinct = List.copyOf(new LinkedHashSet<>(groups));
+		EtcdCall call = EtcdCall.ofGroups("acquire", distinct.size(), timeout);
+		long start = System.nanoTime();
+		List<GetResponse> responses = call.read(this.client.getKVClient(),
+				distinct.stream().map((group) -> Op.get(groupPrefix(group), PREFIX)).toList());
+		List<Grant> grants = new ArrayList<>();
+		LeaderElectionException failure = null;
+		for (int i = 0; i < distinct.size(); i++) {
+			try {
+				Grant grant = plan(call, distinct.get(i), candidateId, leaseDuration,
+						state(distinct.get(i), responses.get(i)));
+				if (grant != null) {
+					grants.add(grant);
+				}
+			}
+			catch (LeaderElectionException ex) {
+				logger.debug("Could not acquire group '{}' in etcd", distinct.get(i), ex);
+				failure = (failure != null) ? failure : ex;
+			}
+		}
+		if (grants.isEmpty() && failure != null) {
+			throw failure;
+		}
+		return take(call, grants, candidateId, leaseDuration, start);
+	}
+
+	/**
+	 * What a grant of the group to the candidate is to write, or {@code null} when
+	 * another candidate holds it.
+	 */
+	private @Nullable Grant plan(EtcdCall call, String group, String candidateId, Duration leaseDuration,
+			GroupState state) {
 		Optional<GroupRecord> record = Optional.ofNullable(state.record());
 		// etcd lost what this store saw (a wiped cluster, a restore from an older
 		// snapshot): the holder of the lost term may still believe it leads.
 		long seen = this.seenTerms.getOrDefault(group, 0L);
 		boolean lost = record.map((current) -> current.term() < seen).orElse(seen > 0);
 		long fenceId = 0;
-		long fenceTtl = -1;
+		long fenceSeconds = -1;
 		if (record.isPresent()) {
 			GroupRecord current = record.get();
 			remember(group, current.term());
 			boolean live = state.liveTtl() >= 0;
 			if (live && current.holder() != null && !candidateId.equals(current.holder())) {
-				return Optional.empty();
+				return null;
 			}
-			// The lease a new holder must wait out: another candidate's that has not
-			// expired (forced or cleared away), or the one an earlier holder was still
-			// waiting out. The other candidate may still renew it once (a renewal reads
-			// the record, then refreshes the lease): the wait is its whole TTL.
-			if (live && !candidateId.equals(current.leaseHolder())) {
-				fenceId = current.leaseId();
-				fenceTtl = state.liveTtl();
-			}
+			// An earlier holder may still believe: one whose grant an even earlier
+			// holder's wait (the fence) still covers, ...
 			long earlierTtl = this.leases.timeToLive(call, current.fenceId());
-			if (earlierTtl > fenceTtl) {
+			if (earlierTtl >= 0) {
 				fenceId = current.fenceId();
-				fenceTtl = earlierTtl;
+				fenceSeconds = earlierTtl + 1;
+			}
+			// ... or another candidate whose lease key still lives (the group was forced
+			// or cleared away from it). Its belief ends within a lease duration from the
+			// start of its last renewal, which came before the force: a TTL from now
+			// covers it. A timer lease of that TTL, granted now, is the fence that a
+			// later holder waits out, should this one give up before.
+			if (live && !candidateId.equals(current.leaseHolder()) && state.liveTtl() + 1 > fenceSeconds) {
+				fenceSeconds = state.liveTtl() + 1;
+				fenceId = call.await(this.leases.grant(fenceSeconds));
 			}
 		}
-		long leaseId = call.await(this.leases.grant(leaseDuration));
-		long term = nextTerm(group, record);
-		GroupRecord next = new GroupRecord(term, leaseId, (fenceTtl >= 0) ? fenceId : 0, candidateId, candidateId, 0);
-		long revision = call.await(write(group, record, next, leaseDuration));
-		if (revision < 0) {
-			this.leases.revokeQuietly(leaseId);
-			return Optional.empty();
-		}
-		remember(group, term);
-		record.filter((previous) -> candidateId.equals(previous.leaseHolder()) && previous.leaseId() != 0)
-			.ifPresent((previous) -> this.leases.revokeQuietly(previous.leaseId()));
-		Duration activeIn = (fenceTtl >= 0) ? remaining(fenceTtl) : Duration.ZERO;
+		Duration activeIn = (fenceSeconds >= 0) ? Duration.ofSeconds(fenceSeconds) : Duration.ZERO;
 		if (lost) {
 			logger.warn(
 					"The lease record of group '{}' in etcd is missing or older than term {}, which this instance "
@@ -215,79 +296,258 @@ public class EtcdLeaseStore implements LeaseStore {
 					group, seen);
 			activeIn = max(activeIn, Duration.ofSeconds(ttlSeconds(leaseDuration)));
 		}
-		return Optional.of(new Lease(group, candidateId, term, leaseDuration, activeIn));
+		return new Grant(group, record, nextTerm(group, record), fenceId, activeIn);
+	}
+
+	/**
+	 * Writes the grants on the candidate's shared lease: the one it has, if that may be
+	 * alive; else, or when etcd answers that it is gone, a new one.
+	 */
+	private Map<String, Lease> take(EtcdCall call, List<Grant> grants, String candidateId, Duration leaseDuration,
+			long start) {
+		if (grants.isEmpty()) {
+			return Map.of();
+		}
+		long ttl = ttlSeconds(leaseDuration);
+		NodeLease lease = this.nodeLeases.forGrant(candidateId, ttl);
+		Map<String, Lease> taken = new LinkedHashMap<>();
+		List<Grant> refused = grants;
+		if (lease != null) {
+			refused = write(call, grants, candidateId, lease, true, leaseDuration, start, taken);
+			if (refused.isEmpty()) {
+				return taken;
+			}
+		}
+		NodeLease granted = call.await(this.nodeLeases.grant(candidateId, ttl));
+		write(call, refused, candidateId, granted, false, leaseDuration, start, taken);
+		return taken;
+	}
+
+	/**
+	 * Writes the grants on the lease, each in a transaction compared on its record, all
+	 * sent at once; unless the lease was granted for this call, with a keep-alive of it
+	 * sent alongside. A grant counts only if the lease lived through it.
+	 * @param taken where the leases granted go
+	 * @return the grants that etcd refused because the lease was gone
+	 */
+	private List<Grant> write(EtcdCall call, List<Grant> grants, String candidateId, NodeLease lease, boolean refresh,
+			Duration leaseDuration, long start, Map<String, Lease> taken) {
+		CompletableFuture<Long> refreshed = refresh ? this.nodeLeases.keepAlive(lease.id())
+				: CompletableFuture.completedFuture(lease.ttlSeconds());
+		Map<Grant, CompletableFuture<Long>> writes = new LinkedHashMap<>();
+		for (int from = 0; from < grants.size(); from += GRANTS_PER_TXN) {
+			List<Grant> chunk = grants.subList(from, Math.min(grants.size(), from + GRANTS_PER_TXN));
+			List<Cmp> compares = new ArrayList<>();
+			List<Op> puts = new ArrayList<>();
+			Map<Grant, Supplier<CompletableFuture<Long>>> alone = new LinkedHashMap<>();
+			for (Grant grant : chunk) {
+				GroupRecord next = new GroupRecord(grant.term(), lease.id(), grant.fenceId(), candidateId, candidateId,
+						0);
+				compares.add(unchanged(grant.group(), grant.record()));
+				puts.addAll(writes(grant.group(), next, leaseDuration));
+				alone.put(grant, () -> write(grant.group(), grant.record(), next, leaseDuration));
+			}
+			if (chunk.size() == 1) {
+				alone.forEach((grant, write) -> writes.put(grant, write.get()));
+				continue;
+			}
+			// All at once, for as many groups as etcd takes in a transaction; should one
+			// of them have changed since it was read, each on its own.
+			CompletableFuture<TxnResponse> together = this.client.getKVClient()
+				.txn()
+				.If(compares.toArray(Cmp[]::new))
+				.Then(puts.toArray(Op[]::new))
+				.commit();
+			alone.forEach((grant, write) -> writes.put(grant, together.thenCompose((response) -> response.isSucceeded()
+					? CompletableFuture.completedFuture(response.getHeader().getRevision()) : write.get())));
+		}
+		LeaderElectionException failure = null;
+		long ttlNow;
+		try {
+			ttlNow = call.await(refreshed);
+		}
+		catch (LeaderElectionException ex) {
+			ttlNow = 0;
+			failure = ex;
+		}
+		List<Grant> refused = new ArrayList<>();
+		for (Map.Entry<Grant, CompletableFuture<Long>> write : writes.entrySet()) {
+			Grant grant = write.getKey();
+			try {
+				long revision = call.await(write.getValue());
+				if (revision < 0) {
+					continue;
+				}
+				remember(grant.group(), grant.term());
+				this.nodeLeases.attach(grant.group(), lease.id(), revision, start);
+				if (ttlNow >= lease.ttlSeconds()) {
+					taken.put(grant.group(),
+							new Lease(grant.group(), candidateId, grant.term(), leaseDuration, grant.activeIn()));
+				}
+			}
+			catch (LeaderElectionException ex) {
+				if (EtcdLeases.isGone(ex)) {
+					refused.add(grant);
+				}
+				else {
+					logger.debug("Could not acquire group '{}' in etcd", grant.group(), ex);
+					failure = (failure != null) ? failure : ex;
+				}
+			}
+		}
+		if (taken.isEmpty() && refused.isEmpty() && failure != null) {
+			throw failure;
+		}
+		return refused;
+	}
+
+	/**
+	 * A grant to write.
+	 *
+	 * @param record the group's record as read, empty for a group never led
+	 * @param fenceId the timer lease that a later holder waits out, 0 for none
+	 * @param activeIn how long the new holder waits before it acts
+	 */
+	private record Grant(String group, Optional<GroupRecord> record, long term, long fenceId, Duration activeIn) {
 	}
 
 	/**
 	 * Reads the record, and if it still has this holder and term, refreshes the etcd
 	 * lease: two requests. The refresh is sent only once the read answered, so a leader
-	 * whose answers no longer arrive stops keeping its lease alive. A force or clear that
-	 * lands between the two cannot be outlived by this renewal: a holder that takes over
-	 * another's live lease waits its whole TTL.
+	 * whose answers no longer arrive stops keeping its lease alive.
 	 */
 	@Override
 	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		String group = lease.group();
 		EtcdCall call = new EtcdCall("renew", group, timeout);
-		Optional<GroupRecord> record = record(call, group);
-		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
-			return false;
-		}
-		return call.await(refresh(call, group, record.get(), leaseDuration));
+		long start = System.nanoTime();
+		GroupRecord record = record(call, group).orElse(null);
+		return renewHeld(call, List.of(lease), Collections.singletonList(record), leaseDuration, start).contains(group);
 	}
 
 	/**
 	 * Renews as {@link #renew} does, each lease judged on its own: first the records, in
 	 * read-only transactions of at most 128 range reads (etcd's default
-	 * {@code --max-txn-ops}) sent at once; once they answered, the keep-alives of the
-	 * etcd leases whose records still have their lease's holder and term, sent at once.
-	 * That is a request per 128 leases and one per lease still held (etcd refreshes a
-	 * lease only through a keep-alive of its own). A lease whose refresh failed is left
-	 * out; the failure is thrown only when no lease was extended.
+	 * {@code --max-txn-ops}) sent at once; once they answered, one keep-alive of the
+	 * shared etcd lease that carries the leases still held. A lease whose refresh failed
+	 * is left out; the failure is thrown only when no lease was extended.
 	 */
 	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		List<Lease> held = leases.stream().filter((lease) -> lease.holder() != null).toList();
 		EtcdCall call = EtcdCall.ofGroups("renew", held.size(), timeout);
-		List<GetResponse> records = call.read(this.client.getKVClient(),
-				held.stream().map((lease) -> Op.get(recordKey(lease.group()), GetOption.DEFAULT)).toList());
-		Map<String, CompletableFuture<Boolean>> refreshes = new LinkedHashMap<>();
-		for (int i = 0; i < held.size(); i++) {
-			Lease lease = held.get(i);
-			GroupRecord.in(records.get(i))
-				.filter((current) -> current.isHeldBy(lease))
-				.ifPresent((current) -> refreshes.put(lease.group(),
-						refresh(call, lease.group(), current, leaseDuration)));
+		long start = System.nanoTime();
+		List<@Nullable GroupRecord> records = new ArrayList<>();
+		for (GetResponse response : call.read(this.client.getKVClient(),
+				held.stream().map((lease) -> Op.get(recordKey(lease.group()), GetOption.DEFAULT)).toList())) {
+			records.add(GroupRecord.in(response).orElse(null));
 		}
-		return call.awaitEach(refreshes);
+		return renewHeld(call, held, records, leaseDuration, start);
 	}
 
 	/**
-	 * Refreshes the etcd lease of a record that still has the renewed lease's holder and
-	 * term. One that expired while nobody took the group, or that had another duration,
-	 * is replaced by a new one in a transaction compared on the record.
-	 * @return whether the lease was extended
+	 * Refreshes, once each, the etcd leases of the records that still have their lease's
+	 * holder and term (one, the candidate's shared lease, but for a lease granted anew
+	 * meanwhile), and deletes the keys on them that no belief covers any more (see
+	 * {@link NodeLeases}). A record whose etcd lease expired while nobody took the group,
+	 * or has a shorter TTL, moves to the candidate's lease in a transaction compared on
+	 * the record.
+	 * @param records each lease's record as read, {@code null} if missing
+	 * @param start when the reads were sent: a renewed belief counts from then
+	 * @return the groups whose lease was extended
 	 */
-	private CompletableFuture<Boolean> refresh(EtcdCall call, String group, GroupRecord current,
-			Duration leaseDuration) {
-		return this.leases.keepAlive(current.leaseId()).thenCompose((ttl) -> {
-			if (ttl == ttlSeconds(leaseDuration)) {
-				return CompletableFuture.completedFuture(true);
+	private Set<String> renewHeld(EtcdCall call, List<Lease> leases, List<@Nullable GroupRecord> records,
+			Duration leaseDuration, long start) {
+		long ttl = ttlSeconds(leaseDuration);
+		Map<Long, Map<String, GroupRecord>> byEtcdLease = new LinkedHashMap<>();
+		Map<String, Lease> byGroup = new LinkedHashMap<>();
+		for (int i = 0; i < leases.size(); i++) {
+			Lease lease = leases.get(i);
+			GroupRecord current = records.get(i);
+			if (current != null && current.isHeldBy(lease)) {
+				byEtcdLease.computeIfAbsent(current.leaseId(), (id) -> new LinkedHashMap<>())
+					.put(lease.group(), current);
+				byGroup.put(lease.group(), lease);
 			}
-			// Every step of the chain checks the call's time: nothing is written for a
-			// caller that already gave up.
-			return call.then(() -> this.leases.grant(leaseDuration)).thenCompose((leaseId) -> {
-				GroupRecord next = new GroupRecord(current.term(), leaseId, current.fenceId(), current.holder(),
-						current.holder(), 0);
-				return call.then(() -> write(group, Optional.of(current), next, leaseDuration))
-					.thenApply((revision) -> {
-						this.leases.revokeQuietly((revision >= 0) ? current.leaseId() : leaseId);
-						return revision >= 0;
-					});
+			else {
+				this.nodeLeases.detachUnlessOn(lease.group(), (current != null) ? current.leaseId() : 0);
+			}
+		}
+		Map<Long, CompletableFuture<Long>> refreshes = new LinkedHashMap<>();
+		List<CompletableFuture<?>> deletions = new ArrayList<>();
+		for (long etcdLease : byEtcdLease.keySet()) {
+			refreshes.put(etcdLease, this.nodeLeases.keepAlive(etcdLease));
+			for (NodeLeases.Attachment orphan : this.nodeLeases.orphans(etcdLease, ttl, byGroup.keySet())) {
+				deletions.add(deleteOrphan(orphan));
+			}
+		}
+		Set<String> renewed = new LinkedHashSet<>();
+		Map<String, List<Grant>> moves = new LinkedHashMap<>();
+		LeaderElectionException failure = null;
+		for (Map.Entry<Long, Map<String, GroupRecord>> held : byEtcdLease.entrySet()) {
+			long ttlNow;
+			try {
+				ttlNow = call.await(refreshes.get(held.getKey()));
+			}
+			catch (LeaderElectionException ex) {
+				logger.debug("Could not renew {} groups in etcd", held.getValue().size(), ex);
+				failure = (failure != null) ? failure : ex;
+				continue;
+			}
+			held.getValue().forEach((group, current) -> {
+				if (ttlNow >= ttl) {
+					this.nodeLeases.renewed(group, held.getKey(), start);
+					renewed.add(group);
+				}
+				else {
+					moves.computeIfAbsent(current.holder(), (holder) -> new ArrayList<>())
+						.add(new Grant(group, Optional.of(current), current.term(), current.fenceId(), Duration.ZERO));
+				}
 			});
-		});
+		}
+		// Groups whose etcd lease expired while nobody took them, or has a shorter
+		// TTL: to the holder's current lease, without a new term, if nobody took them
+		// meanwhile (the transaction is compared on the record as read).
+		for (Map.Entry<String, List<Grant>> move : moves.entrySet()) {
+			try {
+				renewed.addAll(take(call, move.getValue(), move.getKey(), leaseDuration, start).keySet());
+			}
+			catch (LeaderElectionException ex) {
+				failure = (failure != null) ? failure : ex;
+			}
+		}
+		for (CompletableFuture<?> deletion : deletions) {
+			deletion.exceptionally((ex) -> null);
+		}
+		if (renewed.isEmpty() && failure != null) {
+			throw failure;
+		}
+		return renewed;
 	}
 
+	/**
+	 * Deletes a key that no belief covers any more, unless it was written again since.
+	 */
+	private CompletableFuture<Void> deleteOrphan(NodeLeases.Attachment orphan) {
+		ByteSequence key = leaseKey(orphan.group());
+		return this.client.getKVClient()
+			.txn()
+			.If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(orphan.keyRevision())))
+			.Then(Op.delete(key, DeleteOption.DEFAULT))
+			.commit()
+			.thenAccept((response) -> {
+				if (response.isSucceeded()) {
+					logger.debug("Deleted the lease key of group '{}' in etcd: its holder has not renewed it for a TTL",
+							orphan.group());
+				}
+				this.nodeLeases.detach(orphan.group(), orphan.leaseId());
+			});
+	}
+
+	/**
+	 * In one compared transaction, the record keeps its term and names nobody, and the
+	 * lease key goes. The shared etcd lease lives on for the holder's other groups.
+	 */
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		String group = lease.group();
@@ -301,7 +561,7 @@ public class EtcdLeaseStore implements LeaseStore {
 		GroupRecord next = new GroupRecord(current.term(), 0, current.fenceId(), null, null, 0);
 		if (call.await(commitIfUnchanged(group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
 				Op.delete(leaseKey(group), DeleteOption.DEFAULT))) >= 0) {
-			this.leases.revokeQuietly(current.leaseId());
+			this.nodeLeases.detach(group, current.leaseId());
 		}
 	}
 
@@ -312,7 +572,12 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	private CompletableFuture<Long> write(String group, Optional<GroupRecord> record, GroupRecord next,
 			Duration leaseDuration) {
-		return commitIfUnchanged(group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+		return commitIfUnchanged(group, record, writes(group, next, leaseDuration).toArray(Op[]::new));
+	}
+
+	/** The record, and the lease key on the record's etcd lease. */
+	private List<Op> writes(String group, GroupRecord next, Duration leaseDuration) {
+		return List.of(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
 				Op.put(leaseKey(group), bytes(next.term() + " " + ttlSeconds(leaseDuration)),
 						PutOption.builder().withLeaseId(next.leaseId()).build()));
 	}

@@ -1,6 +1,6 @@
 package io.github.leaderelection.etcd;
 
-import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -8,6 +8,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.options.LeaseOption;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The etcd leases behind the store's leases: each lives for the lease duration in whole
@@ -22,9 +23,9 @@ final class EtcdLeases {
 		this.leases = client.getLeaseClient();
 	}
 
-	/** A new etcd lease for a lease of the given duration, by its id. */
-	CompletableFuture<Long> grant(Duration leaseDuration) {
-		return this.leases.grant(EtcdLeaseStore.ttlSeconds(leaseDuration)).thenApply(LeaseGrantResponse::getID);
+	/** A new etcd lease of the given TTL, by its id. */
+	CompletableFuture<Long> grant(long ttlSeconds) {
+		return this.leases.grant(ttlSeconds).thenApply(LeaseGrantResponse::getID);
 	}
 
 	/** Seconds left on an etcd lease, or -1 when it is gone (or there is none). */
@@ -66,10 +67,23 @@ final class EtcdLeases {
 	 */
 	private static <T> T ifGone(Throwable ex, T gone) {
 		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-		if (String.valueOf(cause.getMessage()).contains("not found")) {
+		if (isGone(cause)) {
 			return gone;
 		}
 		throw new CompletionException(cause);
+	}
+
+	/**
+	 * Whether a failure, or one of its causes, is etcd's answer to a request on a lease
+	 * that is gone ({@code requested lease not found}), such as a key written on it.
+	 */
+	static boolean isGone(@Nullable Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT).contains("not found")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

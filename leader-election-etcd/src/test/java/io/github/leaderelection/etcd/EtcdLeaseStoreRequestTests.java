@@ -75,7 +75,7 @@ class EtcdLeaseStoreRequestTests {
 	}
 
 	@Test
-	void renewsAndReadsThreeHundredGroupsInOneTransactionPer128AndAKeepAlivePerLeaseStillHeld() throws Exception {
+	void renewsAndReadsThreeHundredGroupsInOneTransactionPer128AndOneKeepAlive() throws Exception {
 		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests");
 		List<Lease> leases = new ArrayList<>();
 		for (int i = 0; i < GROUPS; i++) {
@@ -85,10 +85,10 @@ class EtcdLeaseStoreRequestTests {
 		store.release(released, TIMEOUT);
 		List<String> groups = leases.stream().map(Lease::group).toList();
 
-		// 300 records in 3 transactions (128 + 128 + 44); 299 leases still held, each
-		// refreshed by a keep-alive of its own; nothing else.
+		// 300 records in 3 transactions (128 + 128 + 44); the 299 leases still held
+		// share one etcd lease, refreshed by one keep-alive; nothing else.
 		assertRequests(() -> store.renewAll(leases, LEASE, TIMEOUT).size(), 299,
-				Map.of("Txn", 3L, "LeaseKeepAlive", 299L));
+				Map.of("Txn", 3L, "LeaseKeepAlive", 1L));
 
 		List<String> withUnknown = new ArrayList<>(groups);
 		withUnknown.add("never-led");
@@ -118,11 +118,46 @@ class EtcdLeaseStoreRequestTests {
 		renewed.add(new Lease("group-5", "a", 1, LEASE, Duration.ZERO)); // never led
 		renewed.add(new Lease("group-3", null, leases.get(3).term(), LEASE, Duration.ZERO)); // nobody
 
-		// The records of the six leases that name a holder in one transaction;
-		// keep-alives
-		// only for group-3 and group-4.
+		// The records of the six leases that name a holder in one transaction; one
+		// keep-alive, of the etcd lease that group-3 and group-4 share.
 		assertRequests(() -> store.renewAll(renewed, LEASE, TIMEOUT).size(), 2,
-				Map.of("Txn", 1L, "LeaseKeepAlive", 2L));
+				Map.of("Txn", 1L, "LeaseKeepAlive", 1L));
+	}
+
+	/**
+	 * Many groups taken at once: their keys read in transactions of 128 ranges, their
+	 * grants written 64 to a transaction (two writes each), all on one etcd lease.
+	 */
+	@Test
+	void acquiresThreeHundredGroupsInFiveTransactionsAfterTheReads() throws Exception {
+		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests-acquire");
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < GROUPS; i++) {
+			groups.add("group-" + i);
+		}
+		// A first grant for this candidate: its etcd lease, then 3 reads and 5 writes.
+		assertRequests(() -> store.tryAcquireAll(groups, "a", LEASE, TIMEOUT).size(), GROUPS,
+				Map.of("LeaseGrant", 1L, "Txn", 8L));
+		// Nothing to take: the reads only.
+		assertRequests(() -> store.tryAcquireAll(groups, "b", LEASE, TIMEOUT).size(), 0, Map.of("Txn", 3L));
+	}
+
+	/**
+	 * A follower's first grant goes on an etcd lease that its reads granted ahead of
+	 * time, of the TTL of the leases they found: a handover waits for no lease grant.
+	 */
+	@Test
+	void grantsAFollowersFirstLeaseOnAnEtcdLeaseItsReadsKeptReady() throws Exception {
+		EtcdLeaseStore leader = new EtcdLeaseStore(client, "requests-spare");
+		EtcdLeaseStore follower = new EtcdLeaseStore(client, "requests-spare");
+		Lease lease = leader.tryAcquire("group", "a", LEASE, TIMEOUT).orElseThrow();
+		assertRequests(() -> follower.readAll(List.of("group"), TIMEOUT).size(), 1,
+				Map.of("Txn", 1L, "LeaseGrant", 1L));
+		assertRequests(() -> follower.readAll(List.of("group"), TIMEOUT).size(), 1, Map.of("Txn", 1L));
+		leader.release(lease, TIMEOUT);
+		// The group's keys, then the grant's transaction with a keep-alive of the spare.
+		assertRequests(() -> follower.tryAcquire("group", "b", LEASE, TIMEOUT).isPresent(), true,
+				Map.of("Range", 1L, "Txn", 1L, "LeaseKeepAlive", 1L));
 	}
 
 	/**

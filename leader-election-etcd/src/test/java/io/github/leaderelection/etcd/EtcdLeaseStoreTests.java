@@ -119,6 +119,43 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
+	 * A candidate's groups share one etcd lease, which its renewals keep alive. A group
+	 * it no longer renews must not live on with the others: one forced away to a
+	 * candidate that never comes, one dropped without a release. Each one's key is
+	 * deleted once its holder has not renewed it for the lease's TTL, and another
+	 * candidate takes it; the group still renewed keeps its term.
+	 */
+	@Test
+	void aGroupItsHolderNoLongerRenewsEndsWhileTheGroupsItRenewsLiveOn() throws Exception {
+		LeaseStore store = createStore();
+		LeaseStore other = createStore();
+		Duration lease = Duration.ofSeconds(1);
+		String kept = newGroup();
+		String forced = newGroup();
+		String dropped = newGroup();
+		Lease keptLease = store.tryAcquire(kept, "a", lease, TIMEOUT).orElseThrow();
+		Lease forcedLease = store.tryAcquire(forced, "a", lease, TIMEOUT).orElseThrow();
+		store.tryAcquire(dropped, "a", lease, TIMEOUT).orElseThrow();
+		other.forceLeader(forced, "never-comes", TIMEOUT);
+		assertThat(other.tryAcquire(dropped, "c", LIVE, TIMEOUT)).isEmpty();
+		long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+		boolean forcedTaken = false;
+		boolean droppedTaken = false;
+		while (!(forcedTaken && droppedTaken)) {
+			assertThat(System.nanoTime()).as("both groups taken by another candidate in time").isLessThan(deadline);
+			// As its engine would: every 300 ms, what it still believes it leads.
+			assertThat(store.renewAll(List.of(keptLease, forcedLease), lease, TIMEOUT)).containsExactly(kept);
+			forcedTaken = forcedTaken || other.tryAcquire(forced, "c", LIVE, TIMEOUT).isPresent();
+			droppedTaken = droppedTaken || other.tryAcquire(dropped, "c", LIVE, TIMEOUT).isPresent();
+			Thread.sleep(300);
+		}
+		Lease stillKept = store.read(kept, TIMEOUT).orElseThrow();
+		assertThat(stillKept.hasLiveHolder()).isTrue();
+		assertThat(stillKept.holder()).isEqualTo("a");
+		assertThat(stillKept.term()).isEqualTo(keptLease.term());
+	}
+
+	/**
 	 * A candidate's entry lasts its TTL by etcd's clock from the last call that kept it
 	 * alive, and no longer: nothing keeps it alive in the background. The second call
 	 * refreshes the etcd lease, so the entry outlives the first call's TTL.

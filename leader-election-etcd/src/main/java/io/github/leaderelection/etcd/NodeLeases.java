@@ -1,0 +1,279 @@
+package io.github.leaderelection.etcd;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The etcd leases that carry the groups a candidate leads through this store: one per
+ * candidate, shared by all its groups, so that one keep-alive renews them all, and a
+ * grant needs no etcd lease of its own (a write to etcd's log less on every handover).
+ *
+ * <p>
+ * Sharing changes what ends a group's lease key. With a lease per group, a holder that
+ * stopped renewing a group let that lease run out. With a shared lease, the keep-alives
+ * for the other groups keep every key on it alive. So the store remembers each lease key
+ * it attached: its group, lease and revision, and when its holder's belief was last
+ * extended. During a renewal of that lease it deletes every key whose holder has not
+ * renewed it for the lease's whole TTL (a release that failed, a group forced or cleared
+ * away). The holder's belief lasts less than a lease duration from the start of its last
+ * renewal, so it is over by then, on this machine's own clock.
+ *
+ * <p>
+ * A follower's first grant should not wait for a lease to be granted: the reads keep a
+ * spare lease alive, of the TTL that the leases they find were granted for, and keep
+ * alive a candidate's lease that carries nothing (after it handed its groups over).
+ * Neither carries a key, so keeping them alive holds no group.
+ */
+final class NodeLeases {
+
+	private static final Logger logger = LoggerFactory.getLogger(NodeLeases.class);
+
+	private final EtcdLeases leases;
+
+	/** The lease each candidate takes groups on now. */
+	private final Map<String, NodeLease> current = new ConcurrentHashMap<>();
+
+	/** Granted ahead of time, for the first candidate that takes a group. */
+	private final AtomicReference<@Nullable NodeLease> spare = new AtomicReference<>();
+
+	/** Whether a spare is being granted or an idle lease refreshed from a read. */
+	private final AtomicBoolean warming = new AtomicBoolean();
+
+	/** The lease key of each group this store attached to a lease, by group. */
+	private final Map<String, Attachment> attached = new ConcurrentHashMap<>();
+
+	NodeLeases(EtcdLeases leases) {
+		this.leases = leases;
+	}
+
+	/**
+	 * The lease that a grant for the candidate can go on without granting one first: its
+	 * own, or else the spare, if it may still be alive and has the TTL asked for. Whether
+	 * it is alive is only a guess here; the grant refreshes it in the same breath, and
+	 * etcd refuses a key on a lease that is gone.
+	 */
+	@Nullable NodeLease forGrant(String candidateId, long ttlSeconds) {
+		long now = System.nanoTime();
+		NodeLease own = this.current.get(candidateId);
+		if (own != null && own.ttlSeconds() == ttlSeconds && own.mayBeAlive(now)) {
+			return own;
+		}
+		NodeLease warm = this.spare.get();
+		if (warm != null && warm.ttlSeconds() == ttlSeconds && warm.mayBeAlive(now)
+				&& this.spare.compareAndSet(warm, null)) {
+			this.current.put(candidateId, warm);
+			return warm;
+		}
+		return null;
+	}
+
+	/** A new lease for the candidate, which its later grants go on. */
+	CompletableFuture<NodeLease> grant(String candidateId, long ttlSeconds) {
+		long sent = System.nanoTime();
+		return this.leases.grant(ttlSeconds).thenApply((id) -> {
+			NodeLease lease = new NodeLease(id, ttlSeconds, sent);
+			this.current.put(candidateId, lease);
+			return lease;
+		});
+	}
+
+	/**
+	 * Refreshes a lease once.
+	 * @return its TTL, or -1 when it is gone
+	 */
+	CompletableFuture<Long> keepAlive(long leaseId) {
+		long sent = System.nanoTime();
+		return this.leases.keepAlive(leaseId).thenApply((ttl) -> {
+			for (NodeLease lease : known()) {
+				if (lease.id() == leaseId) {
+					if (ttl > 0) {
+						lease.refreshed(sent);
+					}
+					else {
+						forget(lease);
+					}
+				}
+			}
+			return ttl;
+		});
+	}
+
+	/** A lease that etcd no longer has: nothing goes on it again. */
+	void forget(NodeLease lease) {
+		this.current.values().remove(lease);
+		this.spare.compareAndSet(lease, null);
+	}
+
+	// The keys on the leases
+
+	/** The group's lease key was written on the lease, at the given revision. */
+	void attach(String group, long leaseId, long keyRevision, long beliefStartNanos) {
+		this.attached.put(group, new Attachment(group, leaseId, keyRevision, beliefStartNanos));
+	}
+
+	/** The group's holder renewed its lease, in a renewal that started then. */
+	void renewed(String group, long leaseId, long beliefStartNanos) {
+		this.attached.computeIfPresent(group, (key, attachment) -> (attachment.leaseId() == leaseId)
+				? new Attachment(group, leaseId, attachment.keyRevision(), beliefStartNanos) : attachment);
+	}
+
+	/** The group's lease key is no longer on the lease: released, or taken by another. */
+	void detach(String group, long leaseId) {
+		this.attached.computeIfPresent(group,
+				(key, attachment) -> (attachment.leaseId() == leaseId) ? null : attachment);
+	}
+
+	/**
+	 * A renewal found the group's record no longer held by the renewed lease: the key
+	 * stays tracked while the record still has it on the same etcd lease (a force or a
+	 * clear keeps it there until it is deleted as an orphan), and is forgotten otherwise.
+	 * @param recordLeaseId the etcd lease the record names now, 0 for none
+	 */
+	void detachUnlessOn(String group, long recordLeaseId) {
+		this.attached.computeIfPresent(group,
+				(key, attachment) -> (attachment.leaseId() == recordLeaseId) ? attachment : null);
+	}
+
+	/**
+	 * The keys on the lease that no belief has covered for its whole TTL; the renewal of
+	 * the given groups does not count, as it has not been answered.
+	 */
+	List<Attachment> orphans(long leaseId, long ttlSeconds, Set<String> renewing) {
+		long now = System.nanoTime();
+		List<Attachment> orphans = new ArrayList<>();
+		for (Attachment attachment : this.attached.values()) {
+			if (attachment.leaseId() == leaseId && !renewing.contains(attachment.group())
+					&& now - attachment.beliefStartNanos() > TimeUnit.SECONDS.toNanos(ttlSeconds)) {
+				orphans.add(attachment);
+			}
+		}
+		return orphans;
+	}
+
+	// Warm leases for followers
+
+	/**
+	 * Called by reads, which saw leases of the given TTL: grants a spare of that TTL if
+	 * no lease of that TTL may be alive, and refreshes, past half their TTL, the spare
+	 * and every candidate lease that carries no key. Sent without waiting, one at a time;
+	 * a failure only means that a later grant grants a lease first.
+	 */
+	void keepWarm(long ttlSeconds) {
+		long now = System.nanoTime();
+		List<NodeLease> idle = new ArrayList<>();
+		for (NodeLease lease : known()) {
+			if (lease.pastHalfLife(now) && lease.mayBeAlive(now) && !carriesKeys(lease)) {
+				idle.add(lease);
+			}
+		}
+		// A spare only for a store whose candidates have no lease of that TTL yet (as a
+		// rule, an instance has one candidate).
+		NodeLease warm = this.spare.get();
+		boolean needsSpare = (warm == null || warm.ttlSeconds() != ttlSeconds || !warm.mayBeAlive(now))
+				&& this.current.values()
+					.stream()
+					.noneMatch((lease) -> lease.ttlSeconds() == ttlSeconds && lease.mayBeAlive(now));
+		if ((idle.isEmpty() && !needsSpare) || !this.warming.compareAndSet(false, true)) {
+			return;
+		}
+		List<CompletableFuture<?>> requests = new ArrayList<>();
+		for (NodeLease lease : idle) {
+			requests.add(keepAlive(lease.id()));
+		}
+		if (needsSpare) {
+			long sent = System.nanoTime();
+			requests.add(this.leases.grant(ttlSeconds).thenAccept((id) -> {
+				NodeLease previous = this.spare.getAndSet(new NodeLease(id, ttlSeconds, sent));
+				if (previous != null) {
+					this.leases.revokeQuietly(previous.id());
+				}
+			}));
+		}
+		CompletableFuture.allOf(requests.toArray(CompletableFuture[]::new)).whenComplete((result, ex) -> {
+			this.warming.set(false);
+			if (ex != null) {
+				logger.debug("Could not keep a spare etcd lease alive; the next grant grants one first", ex);
+			}
+		});
+	}
+
+	private boolean carriesKeys(NodeLease lease) {
+		return this.attached.values().stream().anyMatch((attachment) -> attachment.leaseId() == lease.id());
+	}
+
+	private List<NodeLease> known() {
+		List<NodeLease> known = new ArrayList<>(this.current.values());
+		NodeLease warm = this.spare.get();
+		if (warm != null) {
+			known.add(warm);
+		}
+		return known;
+	}
+
+	/**
+	 * An etcd lease granted for a candidate's groups (or a spare, for whichever takes a
+	 * group first).
+	 */
+	static final class NodeLease {
+
+		private final long id;
+
+		private final long ttlSeconds;
+
+		/**
+		 * When the last grant or keep-alive that found it alive was sent: etcd keeps it
+		 * at least a TTL from then.
+		 */
+		private volatile long refreshedNanos;
+
+		NodeLease(long id, long ttlSeconds, long refreshedNanos) {
+			this.id = id;
+			this.ttlSeconds = ttlSeconds;
+			this.refreshedNanos = refreshedNanos;
+		}
+
+		long id() {
+			return this.id;
+		}
+
+		long ttlSeconds() {
+			return this.ttlSeconds;
+		}
+
+		void refreshed(long sentNanos) {
+			this.refreshedNanos = Math.max(this.refreshedNanos, sentNanos);
+		}
+
+		boolean mayBeAlive(long now) {
+			return now - this.refreshedNanos < TimeUnit.SECONDS.toNanos(this.ttlSeconds);
+		}
+
+		boolean pastHalfLife(long now) {
+			return now - this.refreshedNanos > TimeUnit.SECONDS.toNanos(this.ttlSeconds) / 2;
+		}
+
+	}
+
+	/**
+	 * A group's lease key on a lease.
+	 *
+	 * @param keyRevision the revision at which the key was written, which a deletion
+	 * compares on
+	 * @param beliefStartNanos when the last grant or renewal that extended its holder's
+	 * belief started
+	 */
+	record Attachment(String group, long leaseId, long keyRevision, long beliefStartNanos) {
+	}
+
+}

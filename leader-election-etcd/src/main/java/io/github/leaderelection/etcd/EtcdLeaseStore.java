@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -112,6 +113,9 @@ public class EtcdLeaseStore implements LeaseStore {
 
 	private final AtomicBoolean warmedUp = new AtomicBoolean();
 
+	/** What the last read of each group found: see {@link #recentRead}. */
+	private final Map<String, RecentRead> recentReads = new ConcurrentHashMap<>();
+
 	/** The highest term this store saw per group: terms survive a wiped etcd. */
 	private final Map<String, Long> seenTerms = new ConcurrentHashMap<>();
 
@@ -149,6 +153,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
 		GroupState state = state(new EtcdCall("read", group, timeout), group);
+		this.recentReads.put(group, new RecentRead(state, System.nanoTime()));
 		keepWarm(List.of(state));
 		return lease(group, state);
 	}
@@ -170,6 +175,7 @@ public class EtcdLeaseStore implements LeaseStore {
 		for (int i = 0; i < distinct.size(); i++) {
 			String group = distinct.get(i);
 			GroupState state = state(group, responses.get(i));
+			this.recentReads.put(group, new RecentRead(state, System.nanoTime()));
 			states.add(state);
 			lease(group, state).ifPresent((lease) -> leases.put(group, lease));
 		}
@@ -210,11 +216,36 @@ public class EtcdLeaseStore implements LeaseStore {
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		EtcdCall call = new EtcdCall("acquire", group, timeout);
 		long start = System.nanoTime();
+		GroupState recent = recentRead(group, timeout);
+		if (recent != null) {
+			Grant grant = plan(call, group, candidateId, leaseDuration, recent);
+			Lease taken = (grant != null) ? take(call, List.of(grant), candidateId, leaseDuration, start).get(group)
+					: null;
+			if (taken != null) {
+				return Optional.of(taken);
+			}
+		}
 		Grant grant = plan(call, group, candidateId, leaseDuration, state(call, group));
 		if (grant == null) {
 			return Optional.empty();
 		}
 		return Optional.ofNullable(take(call, List.of(grant), candidateId, leaseDuration, start).get(group));
+	}
+
+	/**
+	 * What this store's last read of the group found, if that was within the call
+	 * timeout: the engine reads a group, then takes it when it found it free. A grant
+	 * written on it is compared on the record as read, so one that is out of date is
+	 * refused, never wrongly granted (the only change that does not touch the record is
+	 * the expiry of the lease key, which frees the group); a refusal is then tried again
+	 * on a fresh read. It saves a round trip on every handover.
+	 */
+	private @Nullable GroupState recentRead(String group, Duration timeout) {
+		RecentRead recent = this.recentReads.remove(group);
+		return (recent != null && System.nanoTime() - recent.nanos() < timeout.toNanos()) ? recent.state() : null;
+	}
+
+	private record RecentRead(GroupState state, long nanos) {
 	}
 
 	/**
@@ -225,23 +256,33 @@ public class EtcdLeaseStore implements LeaseStore {
 	@Override
 	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
 			Duration timeout) {
-		List<String> distinct = List.copyOf(new LinkedHashSet<>(groups));
-		EtcdCall call = EtcdCall.ofGroups("acquire", distinct.size(), timeout);
+		EtcdCall call = EtcdCall.ofGroups("acquire", groups.size(), timeout);
 		long start = System.nanoTime();
+		Map<String, GroupState> states = new LinkedHashMap<>();
+		List<String> unread = new ArrayList<>();
+		for (String group : new LinkedHashSet<>(groups)) {
+			GroupState recent = recentRead(group, timeout);
+			states.put(group, recent);
+			if (recent == null) {
+				unread.add(group);
+			}
+		}
 		List<GetResponse> responses = call.read(this.client.getKVClient(),
-				distinct.stream().map((group) -> Op.get(groupPrefix(group), PREFIX)).toList());
+				unread.stream().map((group) -> Op.get(groupPrefix(group), PREFIX)).toList());
+		for (int i = 0; i < unread.size(); i++) {
+			states.put(unread.get(i), state(unread.get(i), responses.get(i)));
+		}
 		List<Grant> grants = new ArrayList<>();
 		LeaderElectionException failure = null;
-		for (int i = 0; i < distinct.size(); i++) {
+		for (Map.Entry<String, GroupState> state : states.entrySet()) {
 			try {
-				Grant grant = plan(call, distinct.get(i), candidateId, leaseDuration,
-						state(distinct.get(i), responses.get(i)));
+				Grant grant = plan(call, state.getKey(), candidateId, leaseDuration, state.getValue());
 				if (grant != null) {
 					grants.add(grant);
 				}
 			}
 			catch (LeaderElectionException ex) {
-				logger.debug("Could not acquire group '{}' in etcd", distinct.get(i), ex);
+				logger.debug("Could not acquire group '{}' in etcd", state.getKey(), ex);
 				failure = (failure != null) ? failure : ex;
 			}
 		}
@@ -324,16 +365,15 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Writes the grants on the lease, each in a transaction compared on its record, all
-	 * sent at once; unless the lease was granted for this call, with a keep-alive of it
-	 * sent alongside. A grant counts only if the lease lived through it.
+	 * Writes the grants on the lease, in transactions compared on their records, all sent
+	 * at once; unless the lease was granted for this call, with a keep-alive of it sent
+	 * alongside. A grant counts only if the lease lived through it: the keep-alive found
+	 * it alive, and it lasts a TTL from then, which is after the call started.
 	 * @param taken where the leases granted go
 	 * @return the grants that etcd refused because the lease was gone
 	 */
 	private List<Grant> write(EtcdCall call, List<Grant> grants, String candidateId, NodeLease lease, boolean refresh,
 			Duration leaseDuration, long start, Map<String, Lease> taken) {
-		CompletableFuture<Long> refreshed = refresh ? this.nodeLeases.keepAlive(lease.id())
-				: CompletableFuture.completedFuture(lease.ttlSeconds());
 		Map<Grant, CompletableFuture<Long>> writes = new LinkedHashMap<>();
 		for (int from = 0; from < grants.size(); from += GRANTS_PER_TXN) {
 			List<Grant> chunk = grants.subList(from, Math.min(grants.size(), from + GRANTS_PER_TXN));
@@ -361,6 +401,10 @@ public class EtcdLeaseStore implements LeaseStore {
 			alone.forEach((grant, write) -> writes.put(grant, together.thenCompose((response) -> response.isSucceeded()
 					? CompletableFuture.completedFuture(response.getHeader().getRevision()) : write.get())));
 		}
+		// After the writes, which wait for etcd's log: the keep-alive does not, and is
+		// answered first all the same.
+		CompletableFuture<Long> refreshed = refresh ? this.nodeLeases.keepAlive(lease.id())
+				: CompletableFuture.completedFuture(lease.ttlSeconds());
 		LeaderElectionException failure = null;
 		long ttlNow;
 		try {
@@ -652,17 +696,19 @@ public class EtcdLeaseStore implements LeaseStore {
 	/**
 	 * The first call of each kind in a JVM costs jetcd and gRPC a few hundred
 	 * milliseconds; a follower's first ones would come at a handover. Asks once, without
-	 * waiting and without writing, what an acquire will ask: the time left on a lease (0
-	 * is none) and a transaction (a read-only one, which etcd answers without its log).
+	 * waiting and without changing anything, what an acquire will ask: the time left on a
+	 * lease and a keep-alive (of no lease), and a transaction that writes the group's
+	 * keys only if the record's version is below 0, which it never is.
 	 */
 	private void warmUp(String group) {
 		if (this.warmedUp.compareAndSet(false, true)) {
 			this.leases.warmUp();
-			this.client.getKVClient()
-				.txn()
-				.If(new Cmp(recordKey(group), Cmp.Op.GREATER, CmpTarget.version(0)))
-				.Then(Op.get(recordKey(group), GetOption.DEFAULT))
-				.commit()
+			// A record that never was: compared on revision -1, the grant is refused.
+			GroupRecord never = new GroupRecord(0, 0, 0, null, null, -1);
+			Grant grant = new Grant(group, Optional.of(never), 0, 0, Duration.ZERO);
+			CompletableFuture
+				.runAsync(() -> write(new EtcdCall("warm up", group, Duration.ofSeconds(5)), List.of(grant), "~",
+						new NodeLease(0, 1, 0), false, Duration.ofSeconds(1), 0, new HashMap<>()))
 				.exceptionally((ex) -> null);
 		}
 	}

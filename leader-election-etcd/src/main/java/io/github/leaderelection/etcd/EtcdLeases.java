@@ -96,11 +96,12 @@ final class EtcdLeases {
 	}
 
 	/**
-	 * Asks, without waiting, the time left on no lease: it warms up the calls an acquire
-	 * makes.
+	 * Asks, without waiting, the time left on no lease and a keep-alive of none: it warms
+	 * up the calls an acquire makes.
 	 */
 	void warmUp() {
 		this.leases.timeToLive(0, LeaseOption.DEFAULT).exceptionally((ex) -> null);
+		this.leases.keepAliveOnce(0).exceptionally((ex) -> null);
 	}
 
 }

@@ -193,11 +193,14 @@ final class NodeLeases {
 		}
 		if (needsSpare) {
 			long sent = System.nanoTime();
-			requests.add(this.leases.grant(ttlSeconds).thenAccept((id) -> {
+			// Refreshed once at once: the first keep-alive of a lease costs jetcd more
+			// than the next ones, and a grant sends one.
+			requests.add(this.leases.grant(ttlSeconds).thenCompose((id) -> {
 				NodeLease previous = this.spare.getAndSet(new NodeLease(id, ttlSeconds, sent));
 				if (previous != null) {
 					this.leases.revokeQuietly(previous.id());
 				}
+				return keepAlive(id);
 			}));
 		}
 		CompletableFuture.allOf(requests.toArray(CompletableFuture[]::new)).whenComplete((result, ex) -> {

@@ -119,6 +119,28 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
+	 * A grant goes out on what the store's last read found, which can be out of date by
+	 * the time it is written: it is then judged on a fresh read, never on the old one.
+	 */
+	@Test
+	void judgesAGrantOnAFreshReadWhenItsLastReadIsOutOfDate() {
+		LeaseStore store = createStore();
+		LeaseStore other = createStore();
+		String taken = newGroup();
+		assertThat(store.read(taken, TIMEOUT)).isEmpty();
+		Lease othersLease = other.tryAcquire(taken, "b", LIVE, TIMEOUT).orElseThrow();
+		assertThat(store.tryAcquire(taken, "a", LIVE, TIMEOUT)).isEmpty();
+		assertThat(other.renew(othersLease, LIVE, TIMEOUT)).isTrue();
+		String released = newGroup();
+		Lease before = other.tryAcquire(released, "b", LIVE, TIMEOUT).orElseThrow();
+		assertThat(store.readAll(List.of(released), TIMEOUT).get(released).hasLiveHolder()).isTrue();
+		other.release(before, TIMEOUT);
+		Lease after = store.tryAcquire(released, "a", LIVE, TIMEOUT).orElseThrow();
+		assertThat(after.term()).isGreaterThan(before.term());
+		assertThat(after.activeIn()).isZero();
+	}
+
+	/**
 	 * A candidate's groups share one etcd lease, which its renewals keep alive. A group
 	 * it no longer renews must not live on with the others: one forced away to a
 	 * candidate that never comes, one dropped without a release. Each one's key is

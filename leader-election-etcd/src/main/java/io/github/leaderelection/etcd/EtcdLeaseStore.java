@@ -154,7 +154,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	public Optional<Lease> read(String group, Duration timeout) {
 		GroupState state = state(new EtcdCall("read", group, timeout), group);
 		this.recentReads.put(group, new RecentRead(state, System.nanoTime()));
-		keepWarm(List.of(state));
+		keepWarm(List.of(state), timeout);
 		return lease(group, state);
 	}
 
@@ -179,7 +179,7 @@ public class EtcdLeaseStore implements LeaseStore {
 			states.add(state);
 			lease(group, state).ifPresent((lease) -> leases.put(group, lease));
 		}
-		keepWarm(states);
+		keepWarm(states, timeout);
 		return leases;
 	}
 
@@ -187,12 +187,12 @@ public class EtcdLeaseStore implements LeaseStore {
 	 * Keeps a lease ready for this store's first grant, of the TTL of the leases read
 	 * (the other instances run the same timing, as a rule): see {@link NodeLeases}.
 	 */
-	private void keepWarm(List<GroupState> states) {
+	private void keepWarm(List<GroupState> states, Duration timeout) {
 		states.stream()
 			.mapToLong(GroupState::liveTtl)
 			.filter((ttl) -> ttl > 0)
 			.findFirst()
-			.ifPresent(this.nodeLeases::keepWarm);
+			.ifPresent((ttl) -> this.nodeLeases.keepWarm(ttl, timeout));
 	}
 
 	private Optional<Lease> lease(String group, GroupState state) {

@@ -1,5 +1,6 @@
 package io.github.leaderelection.etcd;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -165,15 +166,17 @@ final class NodeLeases {
 
 	/**
 	 * Called by reads, which saw leases of the given TTL: grants a spare of that TTL if
-	 * no lease of that TTL may be alive, and refreshes, past half their TTL, the spare
-	 * and every candidate lease that carries no key. Sent without waiting, one at a time;
-	 * a failure only means that a later grant grants a lease first.
+	 * no lease of that TTL may be alive, and refreshes the spare and every candidate
+	 * lease that carries no key when less than two call timeouts (the engine reads once
+	 * per retry period, its call timeout) are left of them, or half their TTL. Sent
+	 * without waiting, one at a time; a failure only means that a later grant grants a
+	 * lease first.
 	 */
-	void keepWarm(long ttlSeconds) {
+	void keepWarm(long ttlSeconds, Duration timeout) {
 		long now = System.nanoTime();
 		List<NodeLease> idle = new ArrayList<>();
 		for (NodeLease lease : known()) {
-			if (lease.pastHalfLife(now) && lease.mayBeAlive(now) && !carriesKeys(lease)) {
+			if (lease.dueForRefresh(now, timeout) && lease.mayBeAlive(now) && !carriesKeys(lease)) {
 				idle.add(lease);
 			}
 		}
@@ -262,8 +265,9 @@ final class NodeLeases {
 			return now - this.refreshedNanos < TimeUnit.SECONDS.toNanos(this.ttlSeconds);
 		}
 
-		boolean pastHalfLife(long now) {
-			return now - this.refreshedNanos > TimeUnit.SECONDS.toNanos(this.ttlSeconds) / 2;
+		boolean dueForRefresh(long now, Duration timeout) {
+			long ttl = TimeUnit.SECONDS.toNanos(this.ttlSeconds);
+			return now - this.refreshedNanos > Math.max(ttl / 2, ttl - 2 * timeout.toNanos());
 		}
 
 	}

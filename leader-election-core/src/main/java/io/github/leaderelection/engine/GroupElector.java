@@ -75,8 +75,17 @@ final class GroupElector implements LeaderElection {
 	/** Renewals starting before this instant do not grant a pending lease. */
 	private long activeFromNanos;
 
-	/** After a yield, no acquire before this instant. */
+	/**
+	 * After a yield, or a lease given up, no acquire before this instant (the stay-out),
+	 * so that another candidate gets the first try; see {@link #stayOut}.
+	 */
 	private long competeAfterNanos;
+
+	/**
+	 * The term of the lease the stay-out followed: once the store shows a greater one,
+	 * another candidate had its try, and the stay-out is over.
+	 */
+	private long stayOutTerm;
 
 	/**
 	 * A lease to release at the next attempt, one this instance no longer believes in
@@ -216,7 +225,7 @@ final class GroupElector implements LeaderElection {
 				this.releasing = this.held;
 				// Twice the retry period: followers try within one, so one of them gets
 				// the lease first.
-				this.competeAfterNanos = now() + 2 * this.retryPeriodNanos;
+				stayOut(2 * this.retryPeriodNanos, this.held.term());
 			}
 		}
 		requestAttempt();
@@ -1025,7 +1034,7 @@ final class GroupElector implements LeaderElection {
 		logger.warn("Not leading group '{}' in term {}: the store took {} ms to answer, longer than the renew "
 				+ "deadline; giving the lease up", this.group, lease.term(), (now - requestStart) / 1_000_000);
 		this.releasing = lease;
-		this.competeAfterNanos = now + this.retryPeriodNanos;
+		stayOut(this.retryPeriodNanos, lease.term());
 		return false;
 	}
 
@@ -1118,7 +1127,7 @@ final class GroupElector implements LeaderElection {
 			this.releasing = this.held;
 			if (storeTrouble) {
 				// The others, whose links work, get the first try.
-				this.competeAfterNanos = now() + this.retryPeriodNanos;
+				stayOut(this.retryPeriodNanos, this.held.term());
 			}
 		}
 	}
@@ -1152,7 +1161,23 @@ final class GroupElector implements LeaderElection {
 			if (believed() == null || leader != null) {
 				setObserved(leader);
 			}
+			if (lease != null && lease.term() > this.stayOutTerm) {
+				// Another candidate was granted the group since: it had the first try
+				// that the stay-out was for. Staying out longer would only keep the
+				// group waiting, say when that candidate hands it back at once, or,
+				// on a store that queues candidates, when this one is next in line.
+				this.competeAfterNanos = 0;
+			}
 		}
+	}
+
+	/**
+	 * No acquire for the given time after giving up a lease of the given term, or until
+	 * the store shows a greater term.
+	 */
+	private void stayOut(long nanos, long term) {
+		this.competeAfterNanos = now() + nanos;
+		this.stayOutTerm = term;
 	}
 
 	private void setObserved(@Nullable LeaderInfo leader) {

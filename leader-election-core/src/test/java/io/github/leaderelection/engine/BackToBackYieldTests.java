@@ -49,10 +49,41 @@ class BackToBackYieldTests {
 		assertThat(b.isLeader()).isFalse();
 	}
 
+	/**
+	 * A's stay-out after its yield is for another candidate to have the first try. Once B
+	 * was granted the group, that is done: when B hands the group back at once, A takes
+	 * it then, not when its own window ends (on ZooKeeper, where A is next in line,
+	 * nobody else can, so the group waited out A's window without a leader).
+	 */
+	@RepeatedTest(2)
+	void theFirstToYieldTakesTheGroupAtOnceWhenTheOtherHandsItBackWithinItsWindow() {
+		ElectionTiming slow = new ElectionTiming(Duration.ofSeconds(12), Duration.ofSeconds(8), Duration.ofSeconds(3));
+		InMemoryLeaseStore store = new InMemoryLeaseStore();
+		LeaderElection a = start(store, "a", slow);
+		await().atMost(TIMEOUT).until(a::isLeader);
+		LeaderElection b = start(store, "b", slow);
+		long yielded = System.nanoTime();
+		a.yieldLeadership();
+		await().atMost(TIMEOUT).until(b::isLeader);
+		b.yieldLeadership();
+		long handedBack = System.nanoTime();
+		await().atMost(TIMEOUT).until(a::isLeader);
+		long waited = System.nanoTime() - handedBack;
+		// A's window (2 retry periods, 6 s) would have kept it out until 6 s after its
+		// yield.
+		long windowLeft = Duration.ofSeconds(6).toNanos() - (handedBack - yielded);
+		assertThat(windowLeft).isGreaterThan(Duration.ofSeconds(3).toNanos());
+		assertThat(Duration.ofNanos(waited)).isLessThan(Duration.ofSeconds(2));
+	}
+
 	private LeaderElection start(InMemoryLeaseStore store, String candidateId) {
+		return start(store, candidateId, TIMING);
+	}
+
+	private LeaderElection start(InMemoryLeaseStore store, String candidateId, ElectionTiming timing) {
 		LeaderElectionEngine engine = LeaderElectionEngine.builder(store)
 			.candidateId(candidateId)
-			.timing(TIMING)
+			.timing(timing)
 			.build();
 		this.engines.add(engine);
 		LeaderElection election = engine.join("orders");

@@ -823,6 +823,15 @@ final class GroupElector implements LeaderElection {
 					// lease is released (see expire), and a new grant needs a new term.
 					return 0;
 				}
+				if (!current.isHeldAt(now())) {
+					// The deadline passed during the call, but its check has not run yet
+					// (it waits for this lock, or for a busy thread): the belief ended
+					// then, and isLeader() has said so since. A term that ended never
+					// comes back, whatever the store answered: ended here as the check
+					// would end it.
+					expire(current, true);
+					return 0;
+				}
 				transition(new Belief(current.leadership, start + this.renewDeadlineNanos), null);
 				return NEXT_ROUND;
 			}

@@ -52,7 +52,7 @@ public interface LeaderElection {
 	/**
 	 * Gives up leadership if this instance holds it: stops believing at once, releases
 	 * the lease and stays out of the race for twice the retry period so another candidate
-	 * can take over.
+	 * can take over, or until another candidate has been granted the group.
 	 * @return whether this instance was leading
 	 */
 	boolean yieldLeadership();

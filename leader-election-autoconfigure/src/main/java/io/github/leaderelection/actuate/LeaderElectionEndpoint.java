@@ -42,7 +42,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code GET /actuator/leaderelection}: every group;</li>
  * <li>{@code GET /actuator/leaderelection/{group}}: one group;</li>
  * <li>{@code POST /actuator/leaderelection/{group}/yield}: this instance stops leading
- * the group and stays out of the race for two retry periods;</li>
+ * the group and stays out of the race for two retry periods, or until another instance
+ * has been granted it;</li>
  * <li>{@code POST /actuator/leaderelection/{group}/force-leader} with
  * {@code {"candidateId": "..."}}: that candidate leads next, once the current lease has
  * run out;</li>

@@ -33,6 +33,8 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.etcd.NodeLeases.NodeLease;
 import io.github.leaderelection.spi.Lease;
@@ -116,6 +118,18 @@ public class EtcdLeaseStore implements LeaseStore {
 	/** What the last read of each group found: see {@link #recentRead}. */
 	private final Map<String, RecentRead> recentReads = new ConcurrentHashMap<>();
 
+	/**
+	 * What the watch last heard of each group, when that tells all that a read would: see
+	 * {@link #heard}.
+	 */
+	private final Map<String, RecentRead> watched = new ConcurrentHashMap<>();
+
+	/**
+	 * Each group's record as this store last wrote it for a holder, with the revision of
+	 * that write: a release is compared on it without reading the record first.
+	 */
+	private final Map<String, GroupRecord> written = new ConcurrentHashMap<>();
+
 	/** The highest term this store saw per group: terms survive a wiped etcd. */
 	private final Map<String, Long> seenTerms = new ConcurrentHashMap<>();
 
@@ -148,11 +162,14 @@ public class EtcdLeaseStore implements LeaseStore {
 	 * Reads the group's two keys in one request. The lease is live while its key exists
 	 * (etcd deletes it with the etcd lease); the time left is reported as the etcd
 	 * lease's whole TTL plus a second, an upper bound: the exact figure would cost a
-	 * second request on every poll, and the engine only asks whether the lease is live.
+	 * second request on every poll, and the engine only asks whether the lease is live. A
+	 * read that follows the watch's news of a release is answered from that news (see
+	 * {@link #heard}).
 	 */
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
-		GroupState state = state(new EtcdCall("read", group, timeout), group);
+		GroupState heard = heard(group, timeout);
+		GroupState state = (heard != null) ? heard : state(new EtcdCall("read", group, timeout), group);
 		this.recentReads.put(group, new RecentRead(state, System.nanoTime()));
 		keepWarm(List.of(state), timeout);
 		return lease(group, state);
@@ -246,6 +263,51 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	private record RecentRead(GroupState state, long nanos) {
+	}
+
+	/**
+	 * What the watch told of the group, if that was a release (or any record that names
+	 * no etcd lease, so that no lease key can be live) heard within the call timeout, and
+	 * the watch has told nothing of the group since. That is all a read would find, and
+	 * the engine reads a group the moment the watch tells it of a change: the handover
+	 * saves a round trip. A grant written on it is compared on the record, as one on
+	 * {@link #recentRead} is; one whose term is below a term this store saw since is not
+	 * used.
+	 */
+	private @Nullable GroupState heard(String group, Duration timeout) {
+		RecentRead heard = this.watched.remove(group);
+		if (heard == null || System.nanoTime() - heard.nanos() >= timeout.toNanos()) {
+			return null;
+		}
+		GroupRecord record = Objects.requireNonNull(heard.state().record());
+		return (record.term() >= this.seenTerms.getOrDefault(group, 0L)) ? heard.state() : null;
+	}
+
+	/** Keeps what a read would find if the watch's news tells it all; else forgets. */
+	private void heard(String group, WatchResponse response) {
+		GroupRecord released = null;
+		for (WatchEvent event : response.getEvents()) {
+			if (event.getKeyValue().getKey().equals(recordKey(group))) {
+				released = (event.getEventType() == WatchEvent.EventType.PUT) ? withoutLease(event.getKeyValue())
+						: null;
+			}
+		}
+		if (released != null) {
+			this.watched.put(group, new RecentRead(new GroupState(released, -1), System.nanoTime()));
+		}
+		else if (!response.getEvents().isEmpty()) {
+			this.watched.remove(group);
+		}
+	}
+
+	private static @Nullable GroupRecord withoutLease(KeyValue keyValue) {
+		try {
+			GroupRecord record = GroupRecord.decode(keyValue);
+			return (record.leaseId() == 0) ? record : null;
+		}
+		catch (LeaderElectionException ex) {
+			return null; // a read reports it
+		}
 	}
 
 	/**
@@ -423,6 +485,8 @@ public class EtcdLeaseStore implements LeaseStore {
 					continue;
 				}
 				remember(grant.group(), grant.term());
+				this.written.put(grant.group(),
+						new GroupRecord(grant.term(), lease.id(), grant.fenceId(), candidateId, candidateId, revision));
 				this.nodeLeases.attach(grant.group(), lease.id(), revision, start);
 				if (ttlNow >= lease.ttlSeconds()) {
 					taken.put(grant.group(),
@@ -591,22 +655,43 @@ public class EtcdLeaseStore implements LeaseStore {
 	/**
 	 * In one compared transaction, the record keeps its term and names nobody, and the
 	 * lease key goes. The shared etcd lease lives on for the holder's other groups.
+	 *
+	 * <p>
+	 * If this store wrote the record for the holder, the transaction is compared on the
+	 * record's value as written, without a read: a record that still names the holder,
+	 * its term and its etcd lease is the holder's, whatever happened in between (terms
+	 * only grow, so it cannot have come back to that value; the revision is not compared,
+	 * as a wiped etcd counts revisions again). If it did not, or the record changed, the
+	 * record is read first.
 	 */
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		String group = lease.group();
 		EtcdCall call = new EtcdCall("release", group, timeout);
-		Optional<GroupRecord> record = record(call, group);
-		if (record.isEmpty() || !record.get().isHeldBy(lease)) {
+		GroupRecord written = this.written.remove(group);
+		if (written != null && written.isHeldBy(lease) && release(call, group, written,
+				new Cmp(recordKey(group), Cmp.Op.EQUAL, CmpTarget.value(written.encode())))) {
 			return;
 		}
-		GroupRecord current = record.get();
+		Optional<GroupRecord> record = record(call, group);
+		if (record.isPresent() && record.get().isHeldBy(lease)) {
+			release(call, group, record.get(), unchanged(group, record));
+		}
+	}
+
+	private boolean release(EtcdCall call, String group, GroupRecord current, Cmp unchanged) {
 		// The wait for an earlier holder stays for the next one.
 		GroupRecord next = new GroupRecord(current.term(), 0, current.fenceId(), null, null, 0);
-		if (call.await(commitIfUnchanged(group, record, Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
-				Op.delete(leaseKey(group), DeleteOption.DEFAULT))) >= 0) {
+		TxnResponse response = call.await(this.client.getKVClient()
+			.txn()
+			.If(unchanged)
+			.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT),
+					Op.delete(leaseKey(group), DeleteOption.DEFAULT))
+			.commit());
+		if (response.isSucceeded()) {
 			this.nodeLeases.detach(group, current.leaseId());
 		}
+		return response.isSucceeded();
 	}
 
 	/**
@@ -685,11 +770,14 @@ public class EtcdLeaseStore implements LeaseStore {
 	public AutoCloseable watch(String group, Runnable onChange) {
 		warmUp(group);
 		Watch.Watcher watcher = this.client.getWatchClient()
-			.watch(groupPrefix(group), WatchOption.builder().isPrefix(true).build(), (response) -> onChange.run(),
-					(ex) -> {
-						logger.debug("Watch of group '{}' in etcd failed; the election polls meanwhile", group, ex);
-						onChange.run();
-					});
+			.watch(groupPrefix(group), WatchOption.builder().isPrefix(true).build(), (response) -> {
+				heard(group, response);
+				onChange.run();
+			}, (ex) -> {
+				this.watched.remove(group);
+				logger.debug("Watch of group '{}' in etcd failed; the election polls meanwhile", group, ex);
+				onChange.run();
+			});
 		return watcher::close;
 	}
 

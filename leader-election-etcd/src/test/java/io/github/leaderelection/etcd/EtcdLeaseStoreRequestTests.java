@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -160,6 +161,34 @@ class EtcdLeaseStoreRequestTests {
 		// The group's keys, then the grant's transaction with a keep-alive of the spare.
 		assertRequests(() -> follower.tryAcquire("group", "b", LEASE, TIMEOUT).isPresent(), true,
 				Map.of("Range", 1L, "Txn", 1L, "LeaseKeepAlive", 1L));
+	}
+
+	/**
+	 * A graceful handover costs three requests: the holder's release, a transaction
+	 * compared on the record it wrote (no read first), and the follower's grant with a
+	 * keep-alive of its spare, on what the watch told it of the release (no read either).
+	 */
+	@Test
+	void handsOverInOneTransactionEachWayAndAKeepAlive() throws Exception {
+		EtcdLeaseStore leader = new EtcdLeaseStore(client, "requests-handover");
+		EtcdLeaseStore follower = new EtcdLeaseStore(client, "requests-handover");
+		Lease lease = leader.tryAcquire("group", "a", LEASE, TIMEOUT).orElseThrow();
+		AtomicInteger changes = new AtomicInteger();
+		try (AutoCloseable watch = follower.watch("group", changes::incrementAndGet)) {
+			assertThat(follower.readAll(List.of("group"), TIMEOUT)).containsKey("group");
+			assertRequests(() -> {
+				leader.release(lease, TIMEOUT);
+				return 0;
+			}, 0, Map.of("Txn", 1L));
+			await().atMost(Duration.ofSeconds(10)).until(() -> changes.get() > 0);
+			// The engine reads the group the moment the watch tells it of a change, then
+			// takes it if it found it free.
+			assertRequests(() -> {
+				Lease free = follower.read("group", TIMEOUT).orElseThrow();
+				return free.holder() == null && free.term() == lease.term()
+						&& follower.tryAcquire("group", "b", LEASE, TIMEOUT).isPresent();
+			}, true, Map.of("Txn", 1L, "LeaseKeepAlive", 1L));
+		}
 	}
 
 	/**

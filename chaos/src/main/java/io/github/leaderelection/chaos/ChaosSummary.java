@@ -98,6 +98,10 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		if (this.unexplainedBeliefs > 0) {
 			violations.add(this.unexplainedBeliefs + " observations of a belief outside its bounds");
 		}
+		if (this.beliefRevivals > 0) {
+			// Leadership.isValid() promises false forever once a term has ended.
+			violations.add(this.beliefRevivals + " terms believed again after their belief ended");
+		}
 		if (this.settings.fencing() && this.staleWritesAccepted > 0) {
 			violations.add(this.staleWritesAccepted + " stale writes accepted despite fencing");
 		}

@@ -1,6 +1,8 @@
 package io.github.leaderelection.chaos;
 
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -13,6 +15,13 @@ enum Backend {
 	JDBC_POSTGRES("jdbc-postgres"),
 
 	REDIS("redis"),
+
+	/**
+	 * Redis with a replica and a Sentinel: the nodes ask the Sentinel for the master, and
+	 * the {@code failover-store} fault kills the master so that the Sentinel promotes the
+	 * replica.
+	 */
+	REDIS_SENTINEL("redis-sentinel"),
 
 	ZOOKEEPER("zookeeper"),
 
@@ -30,6 +39,28 @@ enum Backend {
 
 	boolean isJdbc() {
 		return this == JDBC_MARIADB || this == JDBC_POSTGRES;
+	}
+
+	/**
+	 * Whether each node reaches the store through a proxy of its own, which the link
+	 * faults act on. Sentinel tells the nodes the master's own address, so with it they
+	 * reach the servers directly.
+	 */
+	boolean hasNodeLinks() {
+		return this != REDIS_SENTINEL;
+	}
+
+	/** The faults that apply to this store. */
+	Set<FaultType> faultTypes() {
+		Set<FaultType> types = EnumSet.allOf(FaultType.class);
+		if (this == REDIS_SENTINEL) {
+			types.removeIf(FaultType::needsNodeLink);
+			types.remove(FaultType.RESTART_STORE);
+		}
+		else {
+			types.remove(FaultType.FAILOVER_STORE);
+		}
+		return types;
 	}
 
 	static Backend of(String id) {

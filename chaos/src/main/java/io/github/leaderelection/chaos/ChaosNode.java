@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +32,7 @@ import io.github.leaderelection.etcd.EtcdLeaseStore;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
 import io.github.leaderelection.redis.RedisLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.testing.RedisSentinelServers;
 import io.github.leaderelection.zookeeper.ZookeeperLeaseStore;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -40,6 +42,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -410,7 +414,9 @@ public final class ChaosNode {
 				new JdbcLeaseStore(storeDataSource("jdbc:mariadb://" + address + "/test?connectTimeout=1000", "root"));
 			case JDBC_POSTGRES -> new JdbcLeaseStore(storeDataSource(
 					"jdbc:postgresql://" + address + "/test?connectTimeout=1&loginTimeout=1", "postgres"));
-			case REDIS -> redisStore(host, port, timing);
+			case REDIS -> redisStore(new RedisStandaloneConfiguration(host, port), timing);
+			case REDIS_SENTINEL ->
+				redisStore(new RedisSentinelConfiguration(RedisSentinelServers.MASTER_NAME, Set.of(address)), timing);
 			case ZOOKEEPER -> zookeeperStore(address);
 			case ETCD -> etcdStore(address);
 		};
@@ -465,7 +471,7 @@ public final class ChaosNode {
 		return closeLater(new HikariDataSource(config));
 	}
 
-	private LeaseStore redisStore(String host, int port, ElectionTiming timing) {
+	private LeaseStore redisStore(RedisConfiguration configuration, ElectionTiming timing) {
 		// Lettuce reconnects with a backoff that doubles up to 30 s by default: after a
 		// Redis
 		// restart of T, its first command can wait about T more. A node reconnects within
@@ -482,8 +488,7 @@ public final class ChaosNode {
 				.socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(1)).build())
 				.build())
 			.build();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				client);
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration, client);
 		factory.afterPropertiesSet();
 		factory.start();
 		closeLater(factory::destroy);

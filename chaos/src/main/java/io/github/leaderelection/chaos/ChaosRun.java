@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 
 import io.github.leaderelection.testing.EtcdServer;
 import io.github.leaderelection.testing.ZookeeperServer;
+import io.github.leaderelection.testing.RedisSentinelServers;
 import io.github.leaderelection.testing.RedisServer;
 import io.github.leaderelection.testing.PostgresServer;
 import io.github.leaderelection.testing.MariaDbServer;
@@ -203,9 +204,9 @@ final class ChaosRun {
 		long renew = this.settings.longest().renewDeadline().toMillis();
 		long retry = this.settings.longest().retryPeriod().toMillis();
 		Optional<NodeProcess> leader = awaitLeader(LEADER_WAIT);
-		boolean needsLeader = type != FaultType.RESTART_STORE && type != FaultType.CLOCK_JUMP
-				&& type != FaultType.KILL_FOLLOWER && type != FaultType.CUT_FOLLOWER && type != FaultType.SLOW_STORE
-				&& type != FaultType.FLAP_CONNECTIONS;
+		boolean needsLeader = type != FaultType.RESTART_STORE && type != FaultType.FAILOVER_STORE
+				&& type != FaultType.CLOCK_JUMP && type != FaultType.KILL_FOLLOWER && type != FaultType.CUT_FOLLOWER
+				&& type != FaultType.SLOW_STORE && type != FaultType.FLAP_CONNECTIONS;
 		if (needsLeader && leader.isEmpty()) {
 			this.log.write("skipped", EventLog.now(), type, "no-leader");
 			return false;
@@ -335,6 +336,16 @@ final class ChaosRun {
 				this.log.write("fault", type, t0, EventLog.now(), "store",
 						(crash ? "crash" : "stop") + "-down-" + down + "ms");
 			}
+			case FAILOVER_STORE -> {
+				// The fault ends when the replica is master: the nodes may write again.
+				// The old master's return, empty, as its replica comes after.
+				RedisSentinelServers servers = (RedisSentinelServers) this.store;
+				long t0 = EventLog.now();
+				int oldMaster = servers.failOver();
+				long t1 = EventLog.now();
+				this.log.write("fault", type, t0, t1, "store", "master-" + oldMaster + "-to-" + servers.masterPort());
+				servers.rejoin(oldMaster);
+			}
 			case CLOCK_JUMP -> {
 				int index = CLOCK_NODE;
 				long seconds = (60 + this.random.nextInt(6 * 3600 - 60)) * (this.random.nextBoolean() ? 1L : -1L);
@@ -454,7 +465,8 @@ final class ChaosRun {
 		Map<String, String> options = new HashMap<>();
 		options.put("key", key);
 		options.put("backend", this.settings.backend().id());
-		options.put("store", "127.0.0.1:" + proxy.port());
+		options.put("store",
+				"127.0.0.1:" + (this.settings.backend().hasNodeLinks() ? proxy.port() : this.store.port()));
 		// Through the node's own link, so that a fault can hang it mid-transaction.
 		options.put("fence-url", this.fenceDatabase.jdbcUrl()
 			.replace(":" + this.fenceDatabase.port() + "/", ":" + this.fenceProxies.get(index).port() + "/"));
@@ -580,6 +592,7 @@ final class ChaosRun {
 			case JDBC_MARIADB -> new MariaDbServer(storeDirectory);
 			case JDBC_POSTGRES -> new PostgresServer(storeDirectory);
 			case REDIS -> new RedisServer(storeDirectory);
+			case REDIS_SENTINEL -> new RedisSentinelServers(storeDirectory);
 			case ZOOKEEPER -> new ZookeeperServer(storeDirectory);
 			case ETCD -> new EtcdServer(storeDirectory);
 		};

@@ -65,6 +65,12 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 		if (faultTypes.isEmpty()) {
 			throw new IllegalArgumentException("No fault to inject");
 		}
+		Set<FaultType> unsupported = EnumSet.copyOf(faultTypes);
+		unsupported.removeAll(backend.faultTypes());
+		if (!unsupported.isEmpty()) {
+			throw new IllegalArgumentException("The " + backend + " backend cannot inject " + unsupported
+					+ "; it injects " + backend.faultTypes());
+		}
 		if (nodes < 2) {
 			throw new IllegalArgumentException("An election needs at least 2 nodes, not " + nodes);
 		}
@@ -82,8 +88,7 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	 */
 	static ChaosSettings safe(Backend backend, long seed, Duration duration, int faults, Path output) {
 		return new ChaosSettings(backend.id(), backend, seed, duration, faults, 3, mixedTimings(3),
-				EnumSet.allOf(FaultType.class), BeliefMode.LIBRARY, true, ClockRates.withinMargin(TIMING), 1, false,
-				output);
+				backend.faultTypes(), BeliefMode.LIBRARY, true, ClockRates.withinMargin(TIMING), 1, false, output);
 	}
 
 	/**

@@ -88,6 +88,13 @@ enum FaultType {
 	RESTART_STORE("restart-store"),
 
 	/**
+	 * The store's master is killed ({@code kill -9}) and its replica promoted (Redis
+	 * Sentinel); the old master comes back empty as the new master's replica. A
+	 * replicated store's failover (issue 17).
+	 */
+	FAILOVER_STORE("failover-store"),
+
+	/**
 	 * The wall clock of node 0 (leader or not) jumps to one minute to six hours off,
 	 * either way (F6, F7).
 	 */
@@ -101,6 +108,16 @@ enum FaultType {
 
 	String id() {
 		return this.id;
+	}
+
+	/** Whether the fault acts on a node's own link to the store. */
+	boolean needsNodeLink() {
+		return switch (this) {
+			case CUT_LEADER, CUT_FOLLOWER, SLOW_LEADER, SLOW_STORE, FLAP_CONNECTIONS, HANG_LEADER, ROGUE_LEADER,
+					SKEW_LEADER ->
+				true;
+			default -> false;
+		};
 	}
 
 	static FaultType of(String id) {

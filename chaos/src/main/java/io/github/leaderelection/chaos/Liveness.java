@@ -278,7 +278,7 @@ final class Liveness {
 			// From the release: the leader-only work it waited for before is the
 			// application's.
 			case RESTART_LEADER -> candidates.releaseReturned(fault.target(), group, Math.max(fault.start(), gapStart));
-			case RESTART_STORE, SLOW_STORE, FLAP_CONNECTIONS -> fault.end();
+			case RESTART_STORE, FAILOVER_STORE, SLOW_STORE, FLAP_CONNECTIONS -> fault.end();
 			default -> fault.start();
 		};
 		long clock = candidates.takeOverPossibleFrom(from, fault.target());

@@ -78,13 +78,25 @@ public final class LocalRedisServer implements AutoCloseable {
 	 * on the given port, one second after it stops answering.
 	 */
 	public static LocalRedisServer startSentinel(int masterPort) {
+		return startSentinel(masterPort, Duration.ofSeconds(1), Duration.ofSeconds(5));
+	}
+
+	/**
+	 * Starts a Sentinel that alone decides failovers of the master named {@code mymaster}
+	 * on the given port, once it has not answered for {@code downAfter}.
+	 * @param failoverTimeout Sentinel's {@code failover-timeout}: it starts no second
+	 * failover of the master within twice that
+	 */
+	public static LocalRedisServer startSentinel(int masterPort, Duration downAfter, Duration failoverTimeout) {
 		try {
 			int port = freePort(false);
 			LocalRedisServer sentinel = new LocalRedisServer(port);
 			Path config = sentinel.directory.resolve("sentinel.conf");
-			Files.writeString(config, String.join("\n", "port " + port, "bind 127.0.0.1", "dir " + sentinel.directory,
-					"sentinel monitor mymaster 127.0.0.1 " + masterPort + " 1",
-					"sentinel down-after-milliseconds mymaster 1000", "sentinel failover-timeout mymaster 5000", ""));
+			Files.writeString(config,
+					String.join("\n", "port " + port, "bind 127.0.0.1", "dir " + sentinel.directory,
+							"sentinel monitor mymaster 127.0.0.1 " + masterPort + " 1",
+							"sentinel down-after-milliseconds mymaster " + downAfter.toMillis(),
+							"sentinel failover-timeout mymaster " + failoverTimeout.toMillis(), ""));
 			sentinel.arguments.addAll(List.of(config.toString(), "--sentinel"));
 			sentinel.launch();
 			return sentinel;

@@ -1,0 +1,47 @@
+package io.github.leaderelection.chaos;
+
+import java.nio.file.Path;
+import java.util.EnumSet;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Which faults a run of each backend draws: a replicated store's failover only where the
+ * harness runs a replicated store, and link faults only where each node has a link of its
+ * own to act on.
+ */
+class ChaosSettingsTests {
+
+	private static final Path OUTPUT = Path.of("target/chaos-settings");
+
+	@Test
+	void aSentinelRunFailsTheMasterOverAndCutsNoLink() {
+		ChaosSettings settings = ChaosSettings.safe(Backend.REDIS_SENTINEL, 1, null, 1, OUTPUT);
+		assertThat(settings.faultTypes()).contains(FaultType.FAILOVER_STORE, FaultType.KILL_LEADER,
+				FaultType.STOP_LEADER, FaultType.RESTART_LEADER, FaultType.CLOCK_JUMP);
+		assertThat(settings.faultTypes()).noneMatch(FaultType::needsNodeLink).doesNotContain(FaultType.RESTART_STORE);
+	}
+
+	@Test
+	void aStoreWithoutReplicasInjectsEveryOtherFault() {
+		for (Backend backend : EnumSet.complementOf(EnumSet.of(Backend.REDIS_SENTINEL))) {
+			assertThat(ChaosSettings.safe(backend, 1, null, 1, OUTPUT).faultTypes())
+				.isEqualTo(EnumSet.complementOf(EnumSet.of(FaultType.FAILOVER_STORE)));
+		}
+	}
+
+	@Test
+	void refusesAFaultItsBackendCannotInject() {
+		ChaosSettings sentinel = ChaosSettings.safe(Backend.REDIS_SENTINEL, 1, null, 1, OUTPUT);
+		assertThatIllegalArgumentException().isThrownBy(() -> sentinel.withFaultTypes(EnumSet.of(FaultType.CUT_LEADER)))
+			.withMessageContaining("redis-sentinel backend cannot inject [cut-leader]");
+		ChaosSettings redis = ChaosSettings.safe(Backend.REDIS, 1, null, 1, OUTPUT);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> redis.withFaultTypes(EnumSet.of(FaultType.FAILOVER_STORE)))
+			.withMessageContaining("redis backend cannot inject [failover-store]");
+	}
+
+}

@@ -14,6 +14,13 @@ enum Backend {
 
 	JDBC_POSTGRES("jdbc-postgres"),
 
+	/**
+	 * PostgreSQL as a primary and a synchronous streaming replica: the nodes name both
+	 * servers and use the primary, and the {@code failover-store} fault kills the primary
+	 * and promotes the replica.
+	 */
+	JDBC_POSTGRES_REPLICA("jdbc-postgres-replica"),
+
 	REDIS("redis"),
 
 	/**
@@ -44,16 +51,22 @@ enum Backend {
 	/**
 	 * Whether each node reaches the store through a proxy of its own, which the link
 	 * faults act on. Sentinel tells the nodes the master's own address, so with it they
-	 * reach the servers directly.
+	 * reach the servers directly; a replicated PostgreSQL is two servers, which one proxy
+	 * cannot stand for.
 	 */
 	boolean hasNodeLinks() {
-		return this != REDIS_SENTINEL;
+		return !isReplicated();
+	}
+
+	/** Whether the harness runs the store as a primary and a replica it fails over. */
+	boolean isReplicated() {
+		return this == REDIS_SENTINEL || this == JDBC_POSTGRES_REPLICA;
 	}
 
 	/** The faults that apply to this store. */
 	Set<FaultType> faultTypes() {
 		Set<FaultType> types = EnumSet.allOf(FaultType.class);
-		if (this == REDIS_SENTINEL) {
+		if (isReplicated()) {
 			types.removeIf(FaultType::needsNodeLink);
 			types.remove(FaultType.RESTART_STORE);
 		}

@@ -412,6 +412,11 @@ public final class ChaosNode {
 		return switch (backend) {
 			case JDBC_MARIADB ->
 				new JdbcLeaseStore(storeDataSource("jdbc:mariadb://" + address + "/test?connectTimeout=1000", "root"));
+			// Both servers, the primary wherever it is; a failover breaks the pool's
+			// connections, and new ones find the promoted server.
+			case JDBC_POSTGRES_REPLICA -> new JdbcLeaseStore(storeDataSource(
+					"jdbc:postgresql://" + address + "/test?targetServerType=primary&connectTimeout=1&loginTimeout=1",
+					"postgres"));
 			case JDBC_POSTGRES -> new JdbcLeaseStore(storeDataSource(
 					"jdbc:postgresql://" + address + "/test?connectTimeout=1&loginTimeout=1", "postgres"));
 			case REDIS -> redisStore(new RedisStandaloneConfiguration(host, port), timing);

@@ -18,7 +18,9 @@ import java.util.stream.Stream;
 
 import io.github.leaderelection.testing.EtcdServer;
 import io.github.leaderelection.testing.ZookeeperServer;
+import io.github.leaderelection.testing.PostgresReplicaServers;
 import io.github.leaderelection.testing.RedisSentinelServers;
+import io.github.leaderelection.testing.ReplicatedStore;
 import io.github.leaderelection.testing.RedisServer;
 import io.github.leaderelection.testing.PostgresServer;
 import io.github.leaderelection.testing.MariaDbServer;
@@ -337,14 +339,15 @@ final class ChaosRun {
 						(crash ? "crash" : "stop") + "-down-" + down + "ms");
 			}
 			case FAILOVER_STORE -> {
-				// The fault ends when the replica is master: the nodes may write again.
-				// The old master's return, empty, as its replica comes after.
-				RedisSentinelServers servers = (RedisSentinelServers) this.store;
+				// The fault ends when the replica is the primary: the nodes may write
+				// again. The old primary's return as its replica comes after.
+				ReplicatedStore servers = (ReplicatedStore) this.store;
 				long t0 = EventLog.now();
-				int oldMaster = servers.failOver();
+				int oldPrimary = servers.failOver(Duration.ofMillis(this.random.nextInt((int) (renew * 3 / 2))));
 				long t1 = EventLog.now();
-				this.log.write("fault", type, t0, t1, "store", "master-" + oldMaster + "-to-" + servers.masterPort());
-				servers.rejoin(oldMaster);
+				this.log.write("fault", type, t0, t1, "store",
+						"primary-" + oldPrimary + "-to-" + servers.primaryPort());
+				servers.rejoin(oldPrimary);
 			}
 			case CLOCK_JUMP -> {
 				int index = CLOCK_NODE;
@@ -466,7 +469,7 @@ final class ChaosRun {
 		options.put("key", key);
 		options.put("backend", this.settings.backend().id());
 		options.put("store",
-				"127.0.0.1:" + (this.settings.backend().hasNodeLinks() ? proxy.port() : this.store.port()));
+				this.settings.backend().hasNodeLinks() ? "127.0.0.1:" + proxy.port() : this.store.clientAddress());
 		// Through the node's own link, so that a fault can hang it mid-transaction.
 		options.put("fence-url", this.fenceDatabase.jdbcUrl()
 			.replace(":" + this.fenceDatabase.port() + "/", ":" + this.fenceProxies.get(index).port() + "/"));
@@ -593,14 +596,17 @@ final class ChaosRun {
 			case JDBC_POSTGRES -> new PostgresServer(storeDirectory);
 			case REDIS -> new RedisServer(storeDirectory);
 			case REDIS_SENTINEL -> new RedisSentinelServers(storeDirectory);
+			case JDBC_POSTGRES_REPLICA -> new PostgresReplicaServers(storeDirectory);
 			case ZOOKEEPER -> new ZookeeperServer(storeDirectory);
 			case ETCD -> new EtcdServer(storeDirectory);
 		};
 		this.store.start();
-		if (this.settings.backend().isJdbc()) {
-			this.fenceDatabase = this.store;
+		if (this.settings.backend().isJdbc() || this.settings.backend() == Backend.JDBC_POSTGRES_REPLICA) {
 			String url = this.store.jdbcUrl();
 			new JdbcLeaseStore(new DriverManagerDataSource(url, this.store.jdbcUser(), "")).createTableIfMissing();
+		}
+		if (this.settings.backend().isJdbc()) {
+			this.fenceDatabase = this.store;
 		}
 		else {
 			// The protected table lives in a database that no fault touches.

@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -27,7 +29,8 @@ class ChaosSettingsTests {
 
 	@Test
 	void aStoreWithoutReplicasInjectsEveryOtherFault() {
-		for (Backend backend : EnumSet.complementOf(EnumSet.of(Backend.REDIS_SENTINEL))) {
+		for (Backend backend : EnumSet
+			.complementOf(EnumSet.of(Backend.REDIS_SENTINEL, Backend.JDBC_POSTGRES_REPLICA))) {
 			assertThat(ChaosSettings.safe(backend, 1, null, 1, OUTPUT).faultTypes())
 				.isEqualTo(EnumSet.complementOf(EnumSet.of(FaultType.FAILOVER_STORE)));
 		}

@@ -149,6 +149,20 @@ public final class LocalRedisServer implements AutoCloseable {
 		launch();
 	}
 
+	/**
+	 * Kills the server at once (SIGKILL) and starts it again, empty, on the same port, as
+	 * a replica of the given master.
+	 */
+	public void restartAsReplicaOf(int masterPort) throws IOException {
+		kill();
+		int replicaOf = this.arguments.indexOf("--replicaof");
+		if (replicaOf >= 0) {
+			this.arguments.subList(replicaOf, replicaOf + 3).clear();
+		}
+		this.arguments.addAll(List.of("--replicaof", "127.0.0.1", Integer.toString(masterPort)));
+		launch();
+	}
+
 	/** Kills the server at once (SIGKILL). */
 	public void kill() {
 		Process current = this.process;

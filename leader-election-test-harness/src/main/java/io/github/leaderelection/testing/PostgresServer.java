@@ -6,8 +6,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -38,18 +40,89 @@ public final class PostgresServer extends StoreServer {
 	@Override
 	public void start() throws Exception {
 		Path data = data();
-		if (this.asRoot) {
-			UserPrincipal postgres = this.directory.getFileSystem()
-				.getUserPrincipalLookupService()
-				.lookupPrincipalByName("postgres");
-			Files.setOwner(this.directory, postgres);
-		}
+		ownDirectory();
 		run(asUser(List.of(this.bin.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
 				"--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions")), this.directory.resolve("initdb.log"));
 		restart();
 		try (Connection connection = DriverManager.getConnection(url("postgres"), "postgres", "");
 				Statement statement = connection.createStatement()) {
 			statement.execute("CREATE DATABASE " + DATABASE);
+		}
+	}
+
+	private void ownDirectory() throws IOException {
+		if (this.asRoot) {
+			UserPrincipal postgres = this.directory.getFileSystem()
+				.getUserPrincipalLookupService()
+				.lookupPrincipalByName("postgres");
+			Files.setOwner(this.directory, postgres);
+		}
+	}
+
+	/**
+	 * Starts this server, from nothing, as a streaming replica of the primary: a base
+	 * backup of it, then a hot standby that follows its log.
+	 */
+	public void startStandbyOf(PostgresServer primary) throws Exception {
+		Path data = data();
+		if (Files.exists(data)) {
+			try (Stream<Path> files = Files.walk(data)) {
+				for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+					Files.deleteIfExists(file);
+				}
+			}
+		}
+		ownDirectory();
+		run(asUser(List.of(this.bin.resolve("pg_basebackup").toString(), "-h", "127.0.0.1", "-p",
+				Integer.toString(primary.port), "-U", "postgres", "-D", data.toString(), "-R", "-X", "stream",
+				"--checkpoint=fast", "--no-sync")), this.directory.resolve("basebackup.log"));
+		restart();
+	}
+
+	/**
+	 * Makes this standby the primary, and lets it commit without a standby until one
+	 * joins (its configuration came from a primary that waited for one).
+	 */
+	public void promote() throws SQLException {
+		try (Connection connection = DriverManager.getConnection(url("postgres"), "postgres", "");
+				Statement statement = connection.createStatement()) {
+			statement.execute("SELECT pg_promote(true, 60)");
+			statement.execute("ALTER SYSTEM RESET synchronous_standby_names");
+			statement.execute("SELECT pg_reload_conf()");
+		}
+	}
+
+	/**
+	 * Waits until a standby streams from this primary, then makes every commit wait until
+	 * the standby has it on disk ({@code synchronous_standby_names = '*'}, with
+	 * {@code synchronous_commit} at its default {@code on}).
+	 */
+	public void requireSynchronousStandby(Duration timeout) throws Exception {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		try (Connection connection = DriverManager.getConnection(url("postgres"), "postgres", "");
+				Statement statement = connection.createStatement()) {
+			while (!answersTrue(statement, "SELECT count(*) > 0 FROM pg_stat_replication WHERE state = 'streaming'")) {
+				if (System.nanoTime() - deadline > 0) {
+					throw new IllegalStateException("No standby streams from PostgreSQL on port " + this.port
+							+ " within " + timeout + "; see " + this.directory);
+				}
+				Thread.sleep(50);
+			}
+			statement.execute("ALTER SYSTEM SET synchronous_standby_names = '*'");
+			statement.execute("SELECT pg_reload_conf()");
+			while (!answersTrue(statement, "SELECT count(*) > 0 FROM pg_stat_replication WHERE sync_state = 'sync'")) {
+				if (System.nanoTime() - deadline > 0) {
+					throw new IllegalStateException("The standby of PostgreSQL on port " + this.port
+							+ " did not become synchronous within " + timeout);
+				}
+				Thread.sleep(50);
+			}
+		}
+	}
+
+	private static boolean answersTrue(Statement statement, String query) throws SQLException {
+		try (ResultSet result = statement.executeQuery(query)) {
+			return result.next() && result.getBoolean(1);
 		}
 	}
 

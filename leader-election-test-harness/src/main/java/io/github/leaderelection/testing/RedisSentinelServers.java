@@ -15,7 +15,7 @@ import static org.awaitility.Awaitility.await;
  * No server keeps anything on disk, so a server killed comes back empty, and the Sentinel
  * makes it a replica of the new master.
  */
-public final class RedisSentinelServers extends StoreServer {
+public final class RedisSentinelServers extends StoreServer implements ReplicatedStore {
 
 	public static final String MASTER_NAME = "mymaster";
 
@@ -58,26 +58,32 @@ public final class RedisSentinelServers extends StoreServer {
 
 	/**
 	 * Kills the master ({@code kill -9}), waits until the Sentinel has promoted the
-	 * replica, and returns. The old master stays down: see {@link #rejoin}.
+	 * replica, and returns. The Sentinel decides when: a second after the master stopped
+	 * answering, then its election. The old master stays down: see {@link #rejoin}.
 	 * @return the port of the server that was the master
 	 */
-	public int failOver() {
-		LocalRedisServer master = server(masterPort());
+	@Override
+	public int failOver(Duration undetected) {
+		LocalRedisServer master = server(primaryPort());
 		master.kill();
 		await().atMost(FAILOVER_WAIT)
 			.pollInterval(Duration.ofMillis(10))
-			.until(() -> masterPort() != master.port()
-					&& server(masterPort()).command("INFO", "replication").contains("role:master"));
+			.until(() -> primaryPort() != master.port()
+					&& server(primaryPort()).command("INFO", "replication").contains("role:master"));
 		return master.port();
 	}
 
 	/**
-	 * Starts the server that was the master again, empty, waits until it has become the
-	 * new master's replica and has its data, and returns.
+	 * Starts the server that was the master again, empty, as the new master's replica,
+	 * waits until it has the new master's data, and returns. It does not come back as a
+	 * master: an empty master that the Sentinel has not yet turned into a replica could
+	 * take clients, and its replica's data with it (Redis's own advice: no automatic
+	 * restart of a master that keeps nothing on disk).
 	 * @param port the port {@link #failOver} returned
 	 */
+	@Override
 	public void rejoin(int port) throws IOException {
-		server(port).restart();
+		server(port).restartAsReplicaOf(primaryPort());
 		awaitReplicated();
 	}
 
@@ -97,7 +103,7 @@ public final class RedisSentinelServers extends StoreServer {
 
 	@Override
 	public boolean answers() {
-		return this.sentinel != null && this.sentinel.answers() && server(masterPort()).answers();
+		return this.sentinel != null && this.sentinel.answers() && server(primaryPort()).answers();
 	}
 
 	@Override
@@ -110,7 +116,8 @@ public final class RedisSentinelServers extends StoreServer {
 	}
 
 	/** The master's port, as the Sentinel tells it. */
-	public int masterPort() {
+	@Override
+	public int primaryPort() {
 		Matcher matcher = MASTER_ADDRESS.matcher(this.sentinel.command("INFO", "sentinel"));
 		if (!matcher.find()) {
 			throw new IllegalStateException("The Sentinel does not know " + MASTER_NAME);
@@ -128,7 +135,7 @@ public final class RedisSentinelServers extends StoreServer {
 			if (!info.contains("status=ok")) {
 				return false;
 			}
-			String replication = server(masterPort()).command("INFO", "replication");
+			String replication = server(primaryPort()).command("INFO", "replication");
 			return replication.contains("role:master") && replication.contains("connected_slaves:1")
 					&& replication.contains("state=online");
 		});

@@ -78,6 +78,11 @@ public abstract class StoreServer implements AutoCloseable {
 		return this.port;
 	}
 
+	/** Where a client connects, {@code host:port}; a list for a replicated store. */
+	public String clientAddress() {
+		return "127.0.0.1:" + port();
+	}
+
 	/**
 	 * The JDBC URL of {@link #DATABASE}, with connect and socket timeouts, when this
 	 * server is a database.

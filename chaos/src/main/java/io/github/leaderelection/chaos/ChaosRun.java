@@ -676,7 +676,8 @@ final class ChaosRun {
 
 	/** The servers' data is big and of no use once checked; the records stay. */
 	private void deleteDataDirectories() throws IOException {
-		for (String name : new String[] { "store", "fence-database" }) {
+		// A replicated store keeps a data directory per server, one level down.
+		for (String name : new String[] { "store", "store/a", "store/b", "fence-database" }) {
 			Path data = this.directory.resolve(name).resolve("data");
 			if (Files.exists(data)) {
 				delete(data);

@@ -234,6 +234,11 @@ public final class LocalRedisServer implements AutoCloseable {
 		}
 	}
 
+	/** The server's log file. */
+	public Path log() {
+		return this.directory.resolve("redis.log");
+	}
+
 	/** Kills the server and deletes its directory. */
 	@Override
 	public void close() {

@@ -1,7 +1,9 @@
 package io.github.leaderelection.testing;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,11 +22,12 @@ public final class RedisSentinelServers extends StoreServer implements Replicate
 	public static final String MASTER_NAME = "mymaster";
 
 	/**
-	 * How long the master must not answer before the Sentinel fails it over: well below
-	 * the harness's renew deadlines, so that a leader may or may not ride the failover
-	 * out.
+	 * How long the master must not answer before the Sentinel fails it over. Twice the
+	 * Sentinel's ping period (1 s): at 1 s, the Sentinel took a master it had just
+	 * promoted for down before its first ping was answered, and failed it over to the
+	 * replica that had only begun to copy it, while the first one still took writes.
 	 */
-	private static final Duration DOWN_AFTER = Duration.ofMillis(1000);
+	private static final Duration DOWN_AFTER = Duration.ofMillis(2000);
 
 	/** The Sentinel starts no second failover of the master within twice this. */
 	private static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(3);
@@ -106,10 +109,19 @@ public final class RedisSentinelServers extends StoreServer implements Replicate
 		return this.sentinel != null && this.sentinel.answers() && server(primaryPort()).answers();
 	}
 
+	/** Stops every server, keeping their logs in this setup's directory. */
 	@Override
 	public void close() {
 		for (LocalRedisServer server : new LocalRedisServer[] { this.sentinel, this.servers[0], this.servers[1] }) {
 			if (server != null) {
+				String name = (server == this.sentinel) ? "sentinel" : "redis-" + server.port();
+				try {
+					Files.copy(server.log(), this.directory.resolve(name + ".log"),
+							StandardCopyOption.REPLACE_EXISTING);
+				}
+				catch (IOException ex) {
+					// the log is lost with the server's directory
+				}
 				server.close();
 			}
 		}

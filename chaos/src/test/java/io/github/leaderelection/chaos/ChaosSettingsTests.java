@@ -6,6 +6,8 @@ import java.util.EnumSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -19,9 +21,11 @@ class ChaosSettingsTests {
 
 	private static final Path OUTPUT = Path.of("target/chaos-settings");
 
-	@Test
-	void aSentinelRunFailsTheMasterOverAndCutsNoLink() {
-		ChaosSettings settings = ChaosSettings.safe(Backend.REDIS_SENTINEL, 1, null, 1, OUTPUT);
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(names = { "REDIS_SENTINEL", "JDBC_POSTGRES_REPLICA" })
+	void aReplicatedStoreRunFailsThePrimaryOverAndCutsNoLink(Backend backend) {
+		assertThat(backend.isReplicated()).isTrue();
+		ChaosSettings settings = ChaosSettings.safe(backend, 1, null, 1, OUTPUT);
 		assertThat(settings.faultTypes()).contains(FaultType.FAILOVER_STORE, FaultType.KILL_LEADER,
 				FaultType.STOP_LEADER, FaultType.RESTART_LEADER, FaultType.CLOCK_JUMP);
 		assertThat(settings.faultTypes()).noneMatch(FaultType::needsNodeLink).doesNotContain(FaultType.RESTART_STORE);

@@ -125,7 +125,9 @@ public abstract class StoreServer implements AutoCloseable {
 		if (!Files.isDirectory(runDirectory)) {
 			return;
 		}
-		try (Stream<Path> files = Files.walk(runDirectory, 2)) {
+		// A replicated store's servers keep their pid files one level further down
+		// (store/a/server.pid).
+		try (Stream<Path> files = Files.walk(runDirectory, 3)) {
 			for (Path pidFile : files.filter((file) -> file.getFileName().toString().equals(PID_FILE)).toList()) {
 				String directory = pidFile.getParent().toAbsolutePath().toString();
 				String[] pidAndPort = Files.readString(pidFile).trim().split(" ");

@@ -125,8 +125,8 @@ public class EtcdLeaseStore implements LeaseStore {
 	private final Map<String, RecentRead> watched = new ConcurrentHashMap<>();
 
 	/**
-	 * Each group's record as this store last wrote it for a holder, with the revision of
-	 * that write: a release is compared on it without reading the record first.
+	 * Each group's record as this store last wrote it for a holder: a release is compared
+	 * on its value without reading the record first.
 	 */
 	private final Map<String, GroupRecord> written = new ConcurrentHashMap<>();
 

@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -24,6 +26,9 @@ public abstract class StoreServer implements AutoCloseable {
 	private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
 	private static final String PID_FILE = "server.pid";
+
+	/** Every port {@link #freePort()} handed out in this JVM. */
+	private static final Set<Integer> givenPorts = ConcurrentHashMap.newKeySet();
 
 	protected final Path directory;
 
@@ -200,9 +205,19 @@ public abstract class StoreServer implements AutoCloseable {
 				+ "). Install it, for example with: apt-get install -y " + debianPackage);
 	}
 
+	/**
+	 * A loopback port that is free now and that this JVM has not handed out before: the
+	 * system may give a port it just freed to the next caller, and two servers started
+	 * together (an etcd member's client port and another's peer port) must not get the
+	 * same one.
+	 */
 	public static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
+		while (true) {
+			try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+				if (givenPorts.add(socket.getLocalPort())) {
+					return socket.getLocalPort();
+				}
+			}
 		}
 	}
 

@@ -42,6 +42,14 @@ import org.slf4j.LoggerFactory;
  * without a leader; a candidate that crashed is failed over as without balancing.
  *
  * <p>
+ * A node that is starting announces itself with weight 0 until every one of its elections
+ * has joined its group in the store and heard from it: it is on the list, but its share
+ * is none, so nobody hands it a group it is not ready to take yet (joining a hundred
+ * groups on ZooKeeper takes a second or more on a busy machine, and a group handed to a
+ * node still joining stays without a leader that long). Until then it hands nothing over
+ * either. Groups joined later do not make it start over.
+ *
+ * <p>
  * Balancing assumes that the live candidates joined the same groups: it counts the groups
  * this node joined.
  */
@@ -75,6 +83,9 @@ final class Balancer {
 
 	private volatile @Nullable View view;
 
+	/** Whether every election of this node has joined; weight 0 until then. */
+	private volatile boolean ready;
+
 	private boolean failing;
 
 	// Guarded by this: who took what the last plan gave them (see
@@ -106,7 +117,7 @@ final class Balancer {
 	 */
 	void checkStore() {
 		try {
-			this.store.keepCandidateAlive(this.self, this.weight, this.engine.timing().leaseDuration(),
+			this.store.keepCandidateAlive(this.self, 0, this.engine.timing().leaseDuration(),
 					this.engine.timing().storeCallTimeout());
 		}
 		catch (UnsupportedOperationException ex) {
@@ -125,9 +136,10 @@ final class Balancer {
 	 */
 	synchronized void round() {
 		Map<String, Integer> live;
+		boolean ready = isReady();
 		try {
-			live = this.store.keepCandidateAlive(this.self, this.weight, this.engine.timing().leaseDuration(),
-					this.engine.timing().storeCallTimeout());
+			live = this.store.keepCandidateAlive(this.self, ready ? this.weight : 0,
+					this.engine.timing().leaseDuration(), this.engine.timing().storeCallTimeout());
 		}
 		catch (RuntimeException ex) {
 			if (!this.failing) {
@@ -154,7 +166,7 @@ final class Balancer {
 			}
 		}
 		this.view = current;
-		if (current == null) {
+		if (current == null || !ready) {
 			return;
 		}
 		List<GroupElector> moves = current.ownMoves(now,
@@ -207,6 +219,20 @@ final class Balancer {
 			}
 		}
 		this.lastLoads = current.loads;
+	}
+
+	/**
+	 * Whether every election of this node has joined its group and heard from the store;
+	 * once true, true for good.
+	 */
+	private boolean isReady() {
+		if (!this.ready) {
+			this.ready = this.electors.get()
+				.stream()
+				.filter(GroupElector::isCompeting)
+				.allMatch((elector) -> elector.hasJoined() && elector.hasReachedStore());
+		}
+		return this.ready;
 	}
 
 	/** Leaves the list of live candidates, on shutdown. */
@@ -317,6 +343,9 @@ final class Balancer {
 				}
 			}
 			int totalWeight = live.values().stream().mapToInt(Integer::intValue).sum();
+			if (totalWeight == 0) {
+				return null; // every candidate is still starting
+			}
 			Map<String, Double> shares = new HashMap<>();
 			for (Map.Entry<String, Integer> candidate : live.entrySet()) {
 				shares.put(candidate.getKey(), (double) groups * candidate.getValue() / totalWeight);

@@ -148,6 +148,13 @@ final class GroupElector implements LeaderElection {
 
 	private volatile boolean attemptRequested;
 
+	/**
+	 * Whether the join and the watch that {@link #start()} set off have been tried (they
+	 * may have failed: the store retries a join on its own, and polling stands in for a
+	 * watch); see {@link #hasJoined()}.
+	 */
+	private volatile boolean joinTried;
+
 	GroupElector(String group, LeaderElectionEngine engine) {
 		this.group = group;
 		this.engine = engine;
@@ -317,6 +324,15 @@ final class GroupElector implements LeaderElection {
 	 * lock.
 	 */
 	private void joinAndWatch() {
+		try {
+			joinAndStartWatching();
+		}
+		finally {
+			this.joinTried = true;
+		}
+	}
+
+	private void joinAndStartWatching() {
 		synchronized (this) {
 			if (this.stopped) {
 				return;
@@ -463,6 +479,15 @@ final class GroupElector implements LeaderElection {
 	/** Whether this elector has started and not stopped. */
 	boolean isCompeting() {
 		return isActive();
+	}
+
+	/**
+	 * Whether this elector has joined its group in the store and started watching it, or
+	 * tried to: a candidate is ready to take a group that balancing hands it once every
+	 * one of its electors has (see {@link Balancer}).
+	 */
+	boolean hasJoined() {
+		return this.joinTried;
 	}
 
 	/** Whether the store has answered this elector since it started. */

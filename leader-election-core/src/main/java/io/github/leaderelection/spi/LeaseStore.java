@@ -139,7 +139,9 @@ public interface LeaseStore extends AutoCloseable {
 	 * leadership over: the candidate's entry, with its weight, lasts {@code ttl} from now
 	 * by the store's clock. One request, which also answers with every candidate whose
 	 * entry has not run out, this one included. Stores that cannot list candidates keep
-	 * this default, and an engine that balances refuses to start on them.
+	 * this default, and an engine that balances refuses to start on them. The weight is 0
+	 * while the candidate is starting (its elections have not all joined their groups
+	 * yet): it is listed, with no share of the groups.
 	 * @return the live candidates and their weights
 	 * @throws UnsupportedOperationException if the store cannot list candidates
 	 */

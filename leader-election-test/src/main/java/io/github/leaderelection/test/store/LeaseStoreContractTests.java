@@ -419,6 +419,24 @@ public abstract class LeaseStoreContractTests {
 		other.removeCandidate(b, TIMEOUT);
 	}
 
+	/**
+	 * The engine announces a starting candidate with weight 0, then with its weight once
+	 * its elections have joined their groups (see {@link LeaseStore#keepCandidateAlive}).
+	 */
+	@Test
+	void listsAStartingCandidateWithWeightZeroThenWithItsWeight() {
+		String starting = newGroup();
+		String other = newGroup();
+		LeaseStore otherStore = createStore();
+		assertThat(this.store.keepCandidateAlive(starting, 0, LIVE, TIMEOUT)).containsEntry(starting, 0);
+		assertThat(otherStore.keepCandidateAlive(other, 1, LIVE, TIMEOUT)).containsEntry(starting, 0)
+			.containsEntry(other, 1);
+		assertThat(this.store.keepCandidateAlive(starting, 2, LIVE, TIMEOUT)).containsEntry(starting, 2);
+		assertThat(otherStore.keepCandidateAlive(other, 1, LIVE, TIMEOUT)).containsEntry(starting, 2);
+		this.store.removeCandidate(starting, TIMEOUT);
+		otherStore.removeCandidate(other, TIMEOUT);
+	}
+
 	@Test
 	protected void renewsExpiredLeaseThatNobodyTook() throws Exception {
 		String group = newGroup();

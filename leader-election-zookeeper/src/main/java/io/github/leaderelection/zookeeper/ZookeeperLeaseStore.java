@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A lease store on ZooKeeper, through Curator, in which candidates queue as ephemeral
- * sequential nodes, the lowest takes the lease, and a lease lasts as long as its holder's
- * session.
+ * sequential nodes, the lowest hears first of a free lease, and a lease lasts as long as
+ * its holder's session.
  *
  * <p>
  * Each group is a persistent node {@code <basePath>/<group, percent-encoded>}. Its
@@ -47,10 +47,12 @@ import org.slf4j.LoggerFactory;
  * ZooKeeper's data is wiped and the node created again).
  *
  * <ul>
- * <li>The lease goes to the lowest node once the previous holder's node is gone
- * (released, session ended, or re-queued by a forced change). Every other node watches
- * only its predecessor, so the successor learns within milliseconds and nobody else wakes
- * up.</li>
+ * <li>The lease is free once the previous holder's node is gone (released, session ended,
+ * or re-queued by a forced change), and a queued candidate that asks then takes it. Every
+ * node watches only its predecessor, so the lowest learns within milliseconds and nobody
+ * else wakes up; the others learn at their next read. Not only the lowest may take it:
+ * with balancing, the lowest may be a candidate at its share, which holds back so that
+ * one below its share takes the lease, and that one can be anywhere in the queue.</li>
  * <li>Expiry is the end of the holder's session: {@link Lease#expiresIn()} reads as the
  * holder's lease duration while its node lives, zero once it is gone. A renewal is a
  * multi-operation committed by the ZooKeeper leader, so it also proves that the session
@@ -264,7 +266,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		Grant last = view.grant();
 		String node = Objects.requireNonNull(member.node);
 		boolean mine = member.candidateId.equals(last.holder()) && node.equals(last.node());
-		if (view.hasLiveHolder() ? !mine : !node.equals(view.queue().get(0))) {
+		if (view.hasLiveHolder() && !mine) {
 			member.term = 0;
 			armWatch(member, view);
 			if (joined) {
@@ -545,16 +547,16 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * The candidate ids queued in a group: the holder (if any) first, then in the order
-	 * they take over.
+	 * The candidate ids queued in a group, in the order they hear of a free lease: the
+	 * holder, if any, is usually first (a candidate further back may have taken the lease
+	 * while the ones ahead held back for balancing).
 	 */
 	public List<String> participants(String group) {
 		return participants(group, PARTICIPANTS_TIMEOUT);
 	}
 
 	/**
-	 * The candidate ids queued in a group: the holder (if any) first, then in the order
-	 * they take over.
+	 * The candidate ids queued in a group, as {@link #participants(String)} lists them.
 	 */
 	public List<String> participants(String group, Duration timeout) {
 		return execute("list the participants of", group, timeout, (deadline) -> {

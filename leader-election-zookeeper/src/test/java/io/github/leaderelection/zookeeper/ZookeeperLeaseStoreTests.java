@@ -528,7 +528,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	@Test
-	void listsParticipantsInTheOrderTheyTakeOver() {
+	void listsParticipantsInQueueOrder() {
 		String group = newGroup();
 		ZookeeperLeaseStore a = store(client(server.getConnectString()));
 		ZookeeperLeaseStore b = store(client(server.getConnectString()));
@@ -539,9 +539,31 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(a.participants(group)).containsExactly("a", "b", "c");
 		a.release(lease, TIMEOUT);
 		assertThat(c.participants(group)).containsExactly("b", "c");
-		assertThat(c.tryAcquire(group, "c", LIVE, TIMEOUT)).isEmpty();
 		assertThat(b.tryAcquire(group, "b", LIVE, TIMEOUT)).isPresent();
+		assertThat(c.participants(group)).containsExactly("b", "c");
 		assertThat(a.participants(newGroup())).isEmpty();
+	}
+
+	/**
+	 * The lowest node may hold back for balancing (a candidate at its share leaves a
+	 * released group to one below its share): the lease must not wait for it.
+	 */
+	@Test
+	void aCandidateBehindTheLowestTakesAFreeLeaseAndTheOthersWait() {
+		String group = newGroup();
+		ZookeeperLeaseStore a = store(client(server.getConnectString()));
+		ZookeeperLeaseStore b = store(client(server.getConnectString()));
+		ZookeeperLeaseStore c = store(client(server.getConnectString()));
+		Lease lease = a.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		b.join(group, "b", TIMEOUT);
+		c.join(group, "c", TIMEOUT);
+		assertThat(c.tryAcquire(group, "c", LIVE, TIMEOUT)).as("while a holds it").isEmpty();
+		a.release(lease, TIMEOUT);
+		Lease taken = c.tryAcquire(group, "c", LIVE, TIMEOUT).orElseThrow();
+		assertThat(taken.term()).isGreaterThan(lease.term());
+		assertThat(b.tryAcquire(group, "b", LIVE, TIMEOUT)).as("while c holds it").isEmpty();
+		assertThat(b.read(group, TIMEOUT).orElseThrow().holder()).isEqualTo("c");
+		assertThat(c.participants(group)).as("in queue order").containsExactly("b", "c");
 	}
 
 	@Test

@@ -257,7 +257,20 @@ final class NodeRounds {
 			return;
 		}
 		long end = this.engine.nanoTime();
-		eachOnItsOwn(taking, (elector) -> elector.acquiredInRound(taken.get(elector.group()), start, end));
+		// A batch that used its whole timeout and took some of its groups may have left
+		// the others untried (the SPI's default takes them one by one and stops when the
+		// time is up): those look again at once, not at the next round, which a round
+		// still on its way when it fell due has skipped (a free group would otherwise
+		// wait two retry periods).
+		boolean cutShort = !taken.isEmpty() && taken.size() < taking.size()
+				&& end - start >= this.timing.storeCallTimeout().toNanos();
+		eachOnItsOwn(taking, (elector) -> {
+			Lease lease = taken.get(elector.group());
+			elector.acquiredInRound(lease, start, end);
+			if (lease == null && cutShort) {
+				elector.requestAttempt();
+			}
+		});
 	}
 
 	// A batch of one group, the usual case of an application with one group, is sent as

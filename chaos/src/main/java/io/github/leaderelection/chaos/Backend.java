@@ -21,6 +21,13 @@ enum Backend {
 	 */
 	JDBC_POSTGRES_REPLICA("jdbc-postgres-replica"),
 
+	/**
+	 * MariaDB as a primary and a semi-synchronous replica: each node reaches the primary
+	 * through its own proxy, which the {@code failover-store} fault points at the
+	 * promoted replica, as a virtual IP or a database proxy would.
+	 */
+	JDBC_MARIADB_REPLICA("jdbc-mariadb-replica"),
+
 	REDIS("redis"),
 
 	/**
@@ -44,30 +51,43 @@ enum Backend {
 		return this.id;
 	}
 
+	/**
+	 * Whether the store is a single database server, which also holds the fenced table.
+	 */
 	boolean isJdbc() {
 		return this == JDBC_MARIADB || this == JDBC_POSTGRES;
 	}
 
 	/**
+	 * Whether the nodes elect through the JDBC store, on one server or a replicated pair.
+	 */
+	boolean usesJdbcStore() {
+		return isJdbc() || this == JDBC_POSTGRES_REPLICA || this == JDBC_MARIADB_REPLICA;
+	}
+
+	/**
 	 * Whether each node reaches the store through a proxy of its own, which the link
 	 * faults act on. Sentinel tells the nodes the master's own address, so with it they
-	 * reach the servers directly; a replicated PostgreSQL is two servers, which one proxy
-	 * cannot stand for.
+	 * reach the servers directly; the nodes of a replicated PostgreSQL name both servers,
+	 * which one proxy cannot stand for. A replicated MariaDB is reached through proxies
+	 * that a failover points at the new primary.
 	 */
 	boolean hasNodeLinks() {
-		return !isReplicated();
+		return this != REDIS_SENTINEL && this != JDBC_POSTGRES_REPLICA;
 	}
 
 	/** Whether the harness runs the store as a primary and a replica it fails over. */
 	boolean isReplicated() {
-		return this == REDIS_SENTINEL || this == JDBC_POSTGRES_REPLICA;
+		return this == REDIS_SENTINEL || this == JDBC_POSTGRES_REPLICA || this == JDBC_MARIADB_REPLICA;
 	}
 
 	/** The faults that apply to this store. */
 	Set<FaultType> faultTypes() {
 		Set<FaultType> types = EnumSet.allOf(FaultType.class);
-		if (isReplicated()) {
+		if (!hasNodeLinks()) {
 			types.removeIf(FaultType::needsNodeLink);
+		}
+		if (isReplicated()) {
 			types.remove(FaultType.RESTART_STORE);
 		}
 		else {

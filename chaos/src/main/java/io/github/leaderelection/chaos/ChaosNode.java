@@ -410,7 +410,8 @@ public final class ChaosNode {
 		String host = address.substring(0, address.lastIndexOf(':'));
 		int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
 		return switch (backend) {
-			case JDBC_MARIADB ->
+			// A replicated MariaDB: through the node's proxy, which leads to the primary.
+			case JDBC_MARIADB, JDBC_MARIADB_REPLICA ->
 				new JdbcLeaseStore(storeDataSource("jdbc:mariadb://" + address + "/test?connectTimeout=1000", "root"));
 			// Both servers, the primary wherever it is; a failover breaks the pool's
 			// connections, and new ones find the promoted server.

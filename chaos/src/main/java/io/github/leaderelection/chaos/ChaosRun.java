@@ -23,6 +23,7 @@ import io.github.leaderelection.testing.RedisSentinelServers;
 import io.github.leaderelection.testing.ReplicatedStore;
 import io.github.leaderelection.testing.RedisServer;
 import io.github.leaderelection.testing.PostgresServer;
+import io.github.leaderelection.testing.MariaDbReplicaServers;
 import io.github.leaderelection.testing.MariaDbServer;
 import io.github.leaderelection.testing.StoreServer;
 import io.github.leaderelection.testing.ChildJvm;
@@ -344,6 +345,11 @@ final class ChaosRun {
 				ReplicatedStore servers = (ReplicatedStore) this.store;
 				long t0 = EventLog.now();
 				int oldPrimary = servers.failOver(Duration.ofMillis(this.random.nextInt((int) (renew * 3 / 2))));
+				if (this.settings.backend().hasNodeLinks()) {
+					// The nodes' address now leads to the new primary, as a virtual IP
+					// or a database proxy would after a failover.
+					this.proxies.forEach((proxy) -> proxy.switchTo(servers.primaryPort()));
+				}
 				long t1 = EventLog.now();
 				this.log.write("fault", type, t0, t1, "store",
 						"primary-" + oldPrimary + "-to-" + servers.primaryPort());
@@ -597,11 +603,12 @@ final class ChaosRun {
 			case REDIS -> new RedisServer(storeDirectory);
 			case REDIS_SENTINEL -> new RedisSentinelServers(storeDirectory);
 			case JDBC_POSTGRES_REPLICA -> new PostgresReplicaServers(storeDirectory);
+			case JDBC_MARIADB_REPLICA -> new MariaDbReplicaServers(storeDirectory);
 			case ZOOKEEPER -> new ZookeeperServer(storeDirectory);
 			case ETCD -> new EtcdServer(storeDirectory);
 		};
 		this.store.start();
-		if (this.settings.backend().isJdbc() || this.settings.backend() == Backend.JDBC_POSTGRES_REPLICA) {
+		if (this.settings.backend().usesJdbcStore()) {
 			String url = this.store.jdbcUrl();
 			new JdbcLeaseStore(new DriverManagerDataSource(url, this.store.jdbcUser(), "")).createTableIfMissing();
 		}

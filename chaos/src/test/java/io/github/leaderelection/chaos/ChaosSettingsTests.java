@@ -32,9 +32,16 @@ class ChaosSettingsTests {
 	}
 
 	@Test
+	void aReplicatedMariaDbBehindTheNodesProxiesIsFailedOverAndItsLinksCut() {
+		assertThat(Backend.JDBC_MARIADB_REPLICA.isReplicated()).isTrue();
+		assertThat(ChaosSettings.safe(Backend.JDBC_MARIADB_REPLICA, 1, null, 1, OUTPUT).faultTypes())
+			.isEqualTo(EnumSet.complementOf(EnumSet.of(FaultType.RESTART_STORE)));
+	}
+
+	@Test
 	void aStoreWithoutReplicasInjectsEveryOtherFault() {
-		for (Backend backend : EnumSet
-			.complementOf(EnumSet.of(Backend.REDIS_SENTINEL, Backend.JDBC_POSTGRES_REPLICA))) {
+		for (Backend backend : EnumSet.complementOf(
+				EnumSet.of(Backend.REDIS_SENTINEL, Backend.JDBC_POSTGRES_REPLICA, Backend.JDBC_MARIADB_REPLICA))) {
 			assertThat(ChaosSettings.safe(backend, 1, null, 1, OUTPUT).faultTypes())
 				.isEqualTo(EnumSet.complementOf(EnumSet.of(FaultType.FAILOVER_STORE)));
 		}

@@ -1,12 +1,18 @@
 package io.github.leaderelection.testing;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A MariaDB server of a test's own ({@code mariadbd}, as root, without grant tables).
@@ -27,6 +33,25 @@ public final class MariaDbServer extends StoreServer {
 	public static final List<String> SMALL = List.of("--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M",
 			"--innodb-flush-log-at-trx-commit=2", "--skip-log-bin", "--performance-schema=OFF",
 			"--max-connections=200");
+
+	/**
+	 * The {@link #SMALL} settings for one server of a replicated pair, with a binary log
+	 * that holds what it replicated too ({@code log-slave-updates}), global transaction
+	 * ids, and semi-synchronous replication on both sides: a commit on the primary
+	 * returns once the replica has written it to its relay log ({@code AFTER_SYNC}), and
+	 * a primary without a replica commits at once ({@code wait-no-slave} off) instead of
+	 * waiting its timeout.
+	 * @param serverId the server's id, unique in the pair
+	 * @return the settings
+	 */
+	public static List<String> replicated(int serverId) {
+		return List.of("--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M",
+				"--innodb-flush-log-at-trx-commit=2", "--performance-schema=OFF", "--max-connections=200",
+				"--server-id=" + serverId, "--log-bin=mariadb-bin", "--log-slave-updates", "--binlog-format=ROW",
+				"--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-slave-enabled=ON",
+				"--rpl-semi-sync-master-wait-point=AFTER_SYNC", "--rpl-semi-sync-master-wait-no-slave=OFF",
+				"--rpl-semi-sync-master-timeout=10000", "--skip-slave-start");
+	}
 
 	private final String mariadbd;
 
@@ -55,15 +80,153 @@ public final class MariaDbServer extends StoreServer {
 
 	@Override
 	public void start() throws Exception {
-		String installDb = require("mariadb-install-db", "mariadb-server", "/usr/bin/mariadb-install-db",
-				"/usr/bin/mysql_install_db");
-		run(List.of(installDb, "--no-defaults", "--datadir=" + data(), "--user=root",
-				"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"),
-				this.directory.resolve("install.log"));
+		install();
 		restart();
 		try (Connection connection = DriverManager.getConnection(url(""), "root", "");
 				Statement statement = connection.createStatement()) {
 			statement.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE);
+		}
+	}
+
+	private void install() throws Exception {
+		Path data = data();
+		if (Files.exists(data)) {
+			try (Stream<Path> files = Files.walk(data)) {
+				for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+					Files.deleteIfExists(file);
+				}
+			}
+		}
+		String installDb = require("mariadb-install-db", "mariadb-server", "/usr/bin/mariadb-install-db",
+				"/usr/bin/mysql_install_db");
+		run(List.of(installDb, "--no-defaults", "--datadir=" + data, "--user=root",
+				"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"),
+				this.directory.resolve("install.log"));
+	}
+
+	/**
+	 * Starts this server from nothing as a replica of the given one (both with
+	 * {@link #replicated} settings), as a base backup would: the primary's database is
+	 * copied with {@code mariadb-dump}, which notes the transaction it was taken at, and
+	 * the replica streams from there; returns once it does.
+	 * @param primary the server to replicate
+	 */
+	public void startReplicaOf(MariaDbServer primary) throws Exception {
+		install();
+		restart();
+		Path dump = this.directory.resolve("base.sql");
+		Path log = this.directory.resolve("base.log");
+		String mariadbDump = require("mariadb-dump", "mariadb-client", "/usr/bin/mariadb-dump", "/usr/bin/mysqldump");
+		String mariadb = require("the mariadb client", "mariadb-client", "/usr/bin/mariadb", "/usr/bin/mysql");
+		Process dumping = new ProcessBuilder(mariadbDump, "--no-defaults", "-h", "127.0.0.1", "-P",
+				Integer.toString(primary.port), "-u", "root", "--single-transaction", "--gtid", "--master-data=1",
+				"--databases", DATABASE)
+			.redirectOutput(dump.toFile())
+			.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+			.start();
+		requireSuccess(dumping, "mariadb-dump of port " + primary.port, log);
+		try (Connection connection = DriverManager.getConnection(url(""), "root", "");
+				Statement statement = connection.createStatement()) {
+			statement.execute("CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = " + primary.port
+					+ ", MASTER_USER = 'root', MASTER_PASSWORD = '', MASTER_CONNECT_RETRY = 1");
+		}
+		// Not written to this server's own binary log: the transactions are the
+		// primary's, and the dump sets where replication resumes (gtid_slave_pos).
+		Process loading = new ProcessBuilder(mariadb, "--no-defaults", "-h", "127.0.0.1", "-P",
+				Integer.toString(this.port), "-u", "root", "--init-command=SET sql_log_bin = 0")
+			.redirectInput(dump.toFile())
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+			.redirectErrorStream(true)
+			.start();
+		requireSuccess(loading, "loading the dump into port " + this.port, log);
+		try (Connection connection = DriverManager.getConnection(url(""), "root", "");
+				Statement statement = connection.createStatement()) {
+			statement.execute("START SLAVE");
+			long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+			while (!"Yes".equals(replicaStatus(statement, "Slave_IO_Running"))
+					|| !"Yes".equals(replicaStatus(statement, "Slave_SQL_Running"))) {
+				if (System.nanoTime() - deadline > 0) {
+					throw new IllegalStateException("MariaDB on port " + this.port + " does not replicate port "
+							+ primary.port + ": " + replicaStatus(statement, "Last_Error") + "; see " + this.directory);
+				}
+				Thread.sleep(50);
+			}
+		}
+	}
+
+	/**
+	 * Makes this replica a primary, as a failover manager would: it stops fetching from
+	 * the dead primary, applies every transaction it received (each one the primary
+	 * committed, with semi-synchronous replication), and forgets the primary.
+	 */
+	public void promote() throws Exception {
+		try (Connection connection = DriverManager.getConnection(url(""), "root", "");
+				Statement statement = connection.createStatement()) {
+			statement.execute("STOP SLAVE IO_THREAD");
+			String received = replicaStatus(statement, "Gtid_IO_Pos");
+			try (ResultSet waited = statement
+				.executeQuery("SELECT MASTER_GTID_WAIT('" + received.replace("'", "") + "', 60)")) {
+				if (!waited.next() || waited.getInt(1) != 0) {
+					throw new IllegalStateException("MariaDB on port " + this.port + " did not apply what it received ("
+							+ received + ") within 60 s");
+				}
+			}
+			statement.execute("STOP SLAVE");
+			statement.execute("RESET SLAVE ALL");
+		}
+	}
+
+	/**
+	 * Waits until a replica acknowledges this primary's commits, and returns how many
+	 * commits so far went without acknowledgement: {@link #commitsWithoutReplica} must
+	 * still say as many when the primary fails.
+	 */
+	public long awaitSemiSynchronousReplica(Duration timeout) throws Exception {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		try (Connection connection = DriverManager.getConnection(url(""), "root", "");
+				Statement statement = connection.createStatement()) {
+			while (!"ON".equals(status(statement, "Rpl_semi_sync_master_status"))
+					|| Long.parseLong(status(statement, "Rpl_semi_sync_master_clients")) < 1) {
+				if (System.nanoTime() - deadline > 0) {
+					throw new IllegalStateException("No replica acknowledges the commits of MariaDB on port "
+							+ this.port + " within " + timeout);
+				}
+				Thread.sleep(50);
+			}
+			return Long.parseLong(status(statement, "Rpl_semi_sync_master_no_tx"));
+		}
+	}
+
+	/** How many commits of this primary went without a replica's acknowledgement. */
+	public long commitsWithoutReplica() throws SQLException {
+		try (Connection connection = DriverManager.getConnection(url(""), "root", "");
+				Statement statement = connection.createStatement()) {
+			return Long.parseLong(status(statement, "Rpl_semi_sync_master_no_tx"));
+		}
+	}
+
+	private static String status(Statement statement, String name) throws SQLException {
+		try (ResultSet result = statement.executeQuery("SHOW GLOBAL STATUS LIKE '" + name + "'")) {
+			if (!result.next()) {
+				throw new IllegalStateException("MariaDB reports no status " + name);
+			}
+			return result.getString(2);
+		}
+	}
+
+	private static String replicaStatus(Statement statement, String column) throws SQLException {
+		try (ResultSet result = statement.executeQuery("SHOW SLAVE STATUS")) {
+			return result.next() ? String.valueOf(result.getString(column)) : "";
+		}
+	}
+
+	private static void requireSuccess(Process process, String what, Path log) throws InterruptedException {
+		if (!process.waitFor(120, TimeUnit.SECONDS)) {
+			process.destroyForcibly();
+			throw new IllegalStateException("Timed out: " + what);
+		}
+		if (process.exitValue() != 0) {
+			throw new IllegalStateException(what + " failed with exit code " + process.exitValue() + "; see " + log);
 		}
 	}
 

@@ -69,6 +69,12 @@ final class Balancer {
 	/** The longest a candidate that takes nothing is left out, in retry periods. */
 	private static final int MAX_LEFT_OUT_PERIODS = 512;
 
+	/**
+	 * Rounds after which a node that is still not ready says so: joining takes a round or
+	 * two, and a second or more for a hundred groups on ZooKeeper.
+	 */
+	private static final int NOT_READY_WARNING_ROUNDS = 20;
+
 	private final LeaderElectionEngine engine;
 
 	private final LeaseStore store;
@@ -85,6 +91,9 @@ final class Balancer {
 
 	/** Whether every election of this node has joined; weight 0 until then. */
 	private volatile boolean ready;
+
+	/** Balancing rounds so far in which this node was not ready; see isReady. */
+	private int roundsNotReady;
 
 	private boolean failing;
 
@@ -226,11 +235,22 @@ final class Balancer {
 	 * once true, true for good.
 	 */
 	private boolean isReady() {
-		if (!this.ready) {
-			this.ready = this.electors.get()
-				.stream()
-				.filter(GroupElector::isCompeting)
-				.allMatch((elector) -> elector.hasJoined() && elector.hasReachedStore());
+		if (this.ready) {
+			return true;
+		}
+		List<String> waiting = this.electors.get()
+			.stream()
+			.filter((elector) -> elector.isCompeting() && !(elector.hasJoined() && elector.hasReachedStore()))
+			.map(GroupElector::group)
+			.toList();
+		this.ready = waiting.isEmpty();
+		if (!this.ready && ++this.roundsNotReady == NOT_READY_WARNING_ROUNDS) {
+			logger.warn("Candidate '{}' is still not ready to take a share of the groups after {} retry periods: "
+					+ "{} group(s) have not joined the {} store or heard from it yet ({}); until they have, the "
+					+ "candidate announces itself with weight 0 and balancing gives it nothing", this.self,
+					NOT_READY_WARNING_ROUNDS, waiting.size(), this.store.backend(),
+					String.join(", ", waiting.subList(0, Math.min(10, waiting.size())))
+							+ ((waiting.size() > 10) ? ", ..." : ""));
 		}
 		return this.ready;
 	}
@@ -451,9 +471,15 @@ final class Balancer {
 					&& (give > Math.ceil(giverShare) || take < Math.floor(takerShare));
 		}
 
+		/**
+		 * The giver furthest above its share, among the candidates that are ready: one
+		 * that is starting (weight 0) hands nothing over until it is, so a plan that
+		 * counted on it would expect a taker to receive what never comes.
+		 */
 		private String furthestAbove(Map<String, Integer> planned) {
 			return planned.keySet()
 				.stream()
+				.filter((candidate) -> this.live.get(candidate) > 0)
 				.max(Comparator
 					.comparingDouble((String candidate) -> planned.get(candidate) - this.shares.get(candidate))
 					.thenComparing(Comparator.reverseOrder()))

@@ -257,13 +257,15 @@ final class NodeRounds {
 			return;
 		}
 		long end = this.engine.nanoTime();
-		// A batch that used its whole timeout and took some of its groups may have left
+		// A batch that used its timeout and took some of its groups may have left
 		// the others untried (the SPI's default takes them one by one and stops when the
 		// time is up): those look again at once, not at the next round, which a round
 		// still on its way when it fell due has skipped (a free group would otherwise
-		// wait two retry periods).
+		// wait two retry periods). "Used its timeout" is three quarters of it on this
+		// engine's clock: the store counts the timeout on its own, which may run at
+		// another rate.
 		boolean cutShort = !taken.isEmpty() && taken.size() < taking.size()
-				&& end - start >= this.timing.storeCallTimeout().toNanos();
+				&& end - start >= this.timing.storeCallTimeout().toNanos() * 3 / 4;
 		eachOnItsOwn(taking, (elector) -> {
 			Lease lease = taken.get(elector.group());
 			elector.acquiredInRound(lease, start, end);

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A lease store on ZooKeeper, through Curator, in which candidates queue as ephemeral
- * sequential nodes, the lowest hears first of a free lease, and a lease lasts as long as
- * its holder's session.
+ * sequential nodes, each watching the one ahead of it, and a lease lasts as long as its
+ * holder's session.
  *
  * <p>
  * Each group is a persistent node {@code <basePath>/<group, percent-encoded>}. Its
@@ -49,10 +49,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>The lease is free once the previous holder's node is gone (released, session ended,
  * or re-queued by a forced change), and a queued candidate that asks then takes it. Every
- * node watches only its predecessor, so the lowest learns within milliseconds and nobody
- * else wakes up; the others learn at their next read. Not only the lowest may take it:
- * with balancing, the lowest may be a candidate at its share, which holds back so that
- * one below its share takes the lease, and that one can be anywhere in the queue.</li>
+ * node but the holder's watches only its predecessor, so the one queued right behind the
+ * holder learns within milliseconds and nobody else wakes up; the others learn at their
+ * next read. Not only that one may take it: with balancing, it may be a candidate at its
+ * share, which holds back so that one below its share takes the lease, and that one can
+ * be anywhere in the queue.</li>
  * <li>Expiry is the end of the holder's session: {@link Lease#expiresIn()} reads as the
  * holder's lease duration while its node lives, zero once it is gone. A renewal is a
  * multi-operation committed by the ZooKeeper leader, so it also proves that the session
@@ -302,8 +303,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 		member.granted(grant, CuratorCalls.newVersion(result), session, suspensionsBefore);
 		this.grantedGroups.add(member.group);
-		armWatch(member, view); // the holder watches its own node, which a forced change
-								// deletes
+		armWatch(member, view); // now the holder's: it watches its own node
 		return Optional.of(new Lease(member.group, member.candidateId, grant.term(), leaseDuration,
 				Duration.ofMillis(quietMillis)));
 	}
@@ -687,7 +687,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		if (index < 0) {
 			return;
 		}
-		String target = view.queue().get(Math.max(0, index - 1));
+		// A holder watches its own node, which a forced change deletes; it need not be
+		// the lowest. Anyone else watches its predecessor.
+		boolean holds = view.grant().holder() != null && Objects.equals(member.node, view.grant().node());
+		String target = view.queue().get(holds ? index : Math.max(0, index - 1));
 		String previous = member.watched.get();
 		if (target.equals(previous) || !member.watched.compareAndSet(previous, target)) {
 			return;

@@ -12,29 +12,27 @@ import java.time.Duration;
  * {@link #failOver} kills the primary and promotes the replica, as a failover manager
  * would.
  */
-public final class MariaDbReplicaServers extends StoreServer implements ReplicatedStore {
+public final class MariaDbReplicaServers extends ReplicatedPair<MariaDbServer> {
 
 	private static final Duration CATCH_UP = Duration.ofSeconds(60);
-
-	private final MariaDbServer[] servers = new MariaDbServer[2];
-
-	private int primary;
 
 	/** Commits of the primary without the replica's acknowledgement, when it had one. */
 	private long unacknowledged;
 
 	public MariaDbReplicaServers(Path directory) throws Exception {
-		super(directory);
-		this.servers[0] = new MariaDbServer(directory.resolve("a"), MariaDbServer.replicated(1));
-		this.servers[1] = new MariaDbServer(directory.resolve("b"), MariaDbServer.replicated(2));
+		super(directory, MariaDbReplicaServers::server);
+	}
+
+	/** Server a gets id 1, server b id 2. */
+	private static MariaDbServer server(Path directory) throws Exception {
+		return new MariaDbServer(directory, MariaDbServer.replicated(directory.endsWith("a") ? 1 : 2));
 	}
 
 	@Override
 	public void start() throws Exception {
-		this.servers[0].start();
-		this.servers[1].startReplicaOf(this.servers[0]);
-		this.primary = 0;
-		this.unacknowledged = this.servers[0].awaitSemiSynchronousReplica(CATCH_UP);
+		primary().start();
+		replica().startReplicaOf(primary());
+		this.unacknowledged = primary().awaitSemiSynchronousReplica(CATCH_UP);
 	}
 
 	/**
@@ -46,7 +44,7 @@ public final class MariaDbReplicaServers extends StoreServer implements Replicat
 	 */
 	@Override
 	public int failOver(Duration undetected) throws Exception {
-		MariaDbServer old = this.servers[this.primary];
+		MariaDbServer old = primary();
 		long unacknowledgedNow = old.commitsWithoutReplica();
 		if (unacknowledgedNow != this.unacknowledged) {
 			throw new IllegalStateException(
@@ -55,8 +53,8 @@ public final class MariaDbReplicaServers extends StoreServer implements Replicat
 		}
 		old.stop(true);
 		Thread.sleep(undetected.toMillis());
-		this.primary = 1 - this.primary;
-		this.servers[this.primary].promote();
+		swapRoles();
+		primary().promote();
 		return old.port();
 	}
 
@@ -66,61 +64,13 @@ public final class MariaDbReplicaServers extends StoreServer implements Replicat
 	 */
 	@Override
 	public void rejoin(int port) throws Exception {
-		MariaDbServer replica = this.servers[1 - this.primary];
-		if (replica.port() != port) {
-			throw new IllegalArgumentException("No stopped server of this pair on port " + port);
-		}
-		replica.startReplicaOf(this.servers[this.primary]);
-		this.unacknowledged = this.servers[this.primary].awaitSemiSynchronousReplica(CATCH_UP);
-	}
-
-	@Override
-	public int primaryPort() {
-		return this.servers[this.primary].port();
-	}
-
-	@Override
-	public int port() {
-		return primaryPort();
-	}
-
-	@Override
-	public void stop(boolean crash) {
-		throw new UnsupportedOperationException("Fail the primary over instead");
-	}
-
-	@Override
-	public void restart() {
-		throw new UnsupportedOperationException("Fail the primary over instead");
-	}
-
-	@Override
-	public boolean answers() {
-		return this.servers[this.primary].answers();
-	}
-
-	/** The primary's. */
-	@Override
-	public String jdbcUrl() {
-		return this.servers[this.primary].jdbcUrl();
-	}
-
-	@Override
-	public String jdbcUser() {
-		return "root";
-	}
-
-	@Override
-	public void close() throws Exception {
-		for (MariaDbServer server : this.servers) {
-			server.close();
-		}
+		stoppedServer(port).startReplicaOf(primary());
+		this.unacknowledged = primary().awaitSemiSynchronousReplica(CATCH_UP);
 	}
 
 	@Override
 	public String toString() {
-		return "MariaDB with a semi-synchronous replica on ports " + this.servers[0].port() + " and "
-				+ this.servers[1].port();
+		return "MariaDB with a semi-synchronous replica on ports " + first().port() + " and " + second().port();
 	}
 
 }

@@ -40,7 +40,9 @@ public final class MariaDbServer extends StoreServer {
 	 * ids, and semi-synchronous replication on both sides: a commit on the primary
 	 * returns once the replica has written it to its relay log ({@code AFTER_SYNC}), and
 	 * a primary without a replica commits at once ({@code wait-no-slave} off) instead of
-	 * waiting its timeout.
+	 * waiting its timeout. The timeout, after which a primary whose replica does not
+	 * answer would go on without it, is an hour: longer than any run, so that it never
+	 * does in one.
 	 * @param serverId the server's id, unique in the pair
 	 * @return the settings
 	 */
@@ -50,7 +52,7 @@ public final class MariaDbServer extends StoreServer {
 				"--server-id=" + serverId, "--log-bin=mariadb-bin", "--log-slave-updates", "--binlog-format=ROW",
 				"--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-slave-enabled=ON",
 				"--rpl-semi-sync-master-wait-point=AFTER_SYNC", "--rpl-semi-sync-master-wait-no-slave=OFF",
-				"--rpl-semi-sync-master-timeout=10000", "--skip-slave-start");
+				"--rpl-semi-sync-master-timeout=3600000", "--skip-slave-start");
 	}
 
 	private final String mariadbd;
@@ -163,10 +165,13 @@ public final class MariaDbServer extends StoreServer {
 		try (Connection connection = DriverManager.getConnection(url(""), "root", "");
 				Statement statement = connection.createStatement()) {
 			statement.execute("STOP SLAVE IO_THREAD");
+			if (!replicates(statement)) {
+				throw new IllegalStateException("MariaDB on port " + this.port + " is not a replica");
+			}
 			String received = replicaStatus(statement, "Gtid_IO_Pos");
 			try (ResultSet waited = statement
 				.executeQuery("SELECT MASTER_GTID_WAIT('" + received.replace("'", "") + "', 60)")) {
-				if (!waited.next() || waited.getInt(1) != 0) {
+				if (!waited.next() || waited.getInt(1) != 0 || waited.wasNull()) {
 					throw new IllegalStateException("MariaDB on port " + this.port + " did not apply what it received ("
 							+ received + ") within 60 s");
 				}
@@ -211,6 +216,12 @@ public final class MariaDbServer extends StoreServer {
 				throw new IllegalStateException("MariaDB reports no status " + name);
 			}
 			return result.getString(2);
+		}
+	}
+
+	private static boolean replicates(Statement statement) throws SQLException {
+		try (ResultSet result = statement.executeQuery("SHOW SLAVE STATUS")) {
+			return result.next();
 		}
 	}
 

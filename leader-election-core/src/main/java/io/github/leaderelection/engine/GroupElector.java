@@ -135,6 +135,13 @@ final class GroupElector implements LeaderElection {
 	private long freeSinceNanos;
 
 	/**
+	 * The last holder this elector saw the group's lease held by, itself included; null
+	 * before it saw one. Balancing does not hold a free lease back for the candidate that
+	 * released it (see heldBackForBalance). Guarded by this.
+	 */
+	private @Nullable String lastHolder;
+
+	/**
 	 * When the current belief was granted; meaningful while it lasts. Guarded by this.
 	 */
 	private long grantedNanos;
@@ -1013,11 +1020,21 @@ final class GroupElector implements LeaderElection {
 	 * balancing asks (see {@link Balancer#holdsBack}): only a lease that was released (a
 	 * hand-over), never one that ran out (its holder crashed or was cut off: that is a
 	 * failover, which must not wait), and for at most one retry period after this elector
-	 * first saw it free.
+	 * first saw it free. Never for the candidate that released it: it is stopping, has
+	 * yielded or given the group away, and will not take it back (a graceful stop left
+	 * the group waiting a retry period for the candidate that had just left, which the
+	 * last balancing view, up to a period old, still listed below its share).
 	 */
 	private long heldBackForBalance(@Nullable Lease free) {
 		Balancer balancer = this.engine.balancer();
-		if (balancer == null || free == null || free.holder() != null || !balancer.holdsBack(this.group)) {
+		if (balancer == null || free == null || free.holder() != null) {
+			return 0;
+		}
+		String releasedBy;
+		synchronized (this) {
+			releasedBy = this.lastHolder;
+		}
+		if (!balancer.holdsBack(this.group, releasedBy)) {
 			return 0;
 		}
 		synchronized (this) {
@@ -1194,6 +1211,9 @@ final class GroupElector implements LeaderElection {
 		synchronized (this) {
 			if (believed() == null || leader != null) {
 				setObserved(leader);
+			}
+			if (leader != null) {
+				this.lastHolder = leader.candidateId();
 			}
 			if (lease != null && lease.term() > this.stayOutTerm) {
 				// Another candidate was granted the group since: it had the first try

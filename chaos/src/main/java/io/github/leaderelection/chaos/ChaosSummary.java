@@ -2,10 +2,13 @@ package io.github.leaderelection.chaos;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -49,7 +52,8 @@ import java.util.stream.Collectors;
  * @param maxClockOffsetSeconds the largest wall-clock offset a node recorded (shows the
  * clock jumps took effect)
  * @param leaderless every interval without a believer in a group, from the run's start,
- * with the fault it is charged to and its bound (see {@link Liveness})
+ * with the fault it is charged to and its bound (see {@link Liveness}); the JSON lists at
+ * most {@link #LISTED_GAPS} of them (see {@link #listedGaps})
  * @param bounds the liveness bounds of this run's timing and store
  * @param writesHeldUp writes of nodes whose links worked that took longer than
  * {@link FencedTable#HOLD_UP_BOUND}: a lock held by a writer that went quiet was not
@@ -70,6 +74,11 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		double longestLeaderlessMillis, long eventOverlaps, double eventOverlapMillis, double maxClockOffsetSeconds,
 		List<Liveness.Gap> leaderless, Liveness.Bounds bounds, long writesHeldUp, double longestWriteMillis,
 		long rogueWrites, long rogueWritesRefused, long handOvers) {
+
+	/**
+	 * How many leaderless intervals the JSON lists one by one at most; see listedGaps.
+	 */
+	static final int LISTED_GAPS = 500;
 
 	int faultCount() {
 		return this.faults.values().stream().mapToInt(Integer::intValue).sum();
@@ -189,8 +198,14 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 				+ this.bounds.graceful() / 1_000_000 + ", \"otherFaultMillis\": "
 				+ this.bounds.workingLink() / 1_000_000 + ", \"handOverMillis\": " + this.bounds.handOver() / 1_000_000
 				+ ", \"balanceHoldBackMillis\": " + this.bounds.holdBack() / 1_000_000 + "}");
+		field(json, "leaderlessIntervals", this.leaderless.size());
+		field(json, "leaderlessPastBound", lateGaps().size());
+		field(json, "leaderlessByCause", object(leaderlessByCause()));
+		List<Liveness.Gap> listed = listedGaps();
+		field(json, "leaderlessListed", quote((listed.size() == this.leaderless.size()) ? "all" : "the " + listed.size()
+				+ " of " + this.leaderless.size() + " closest to their bound, every one past it included"));
 		field(json, "leaderless",
-				this.leaderless.stream()
+				listed.stream()
 					.map((gap) -> String.format(Locale.ROOT,
 							"{\"group\": %s, \"atSeconds\": %.3f, \"millis\": %.1f, \"cause\": %s, "
 									+ "\"boundMillis\": %.1f, \"stallMillis\": %.1f, \"withinBound\": %s%s}",
@@ -201,6 +216,51 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 					.collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]")));
 		json.append("  \"passed\": ").append(passed()).append("\n}\n");
 		return json.toString();
+	}
+
+	/**
+	 * The leaderless intervals the JSON lists one by one: all of them, up to
+	 * {@link #LISTED_GAPS}; beyond that (an hour with a hundred groups has tens of
+	 * thousands, megabytes of JSON), every one past its bound and the others closest to
+	 * theirs, in the order they began. The counts by cause cover them all.
+	 */
+	List<Liveness.Gap> listedGaps() {
+		return listed(this.leaderless, LISTED_GAPS);
+	}
+
+	static List<Liveness.Gap> listed(List<Liveness.Gap> gaps, int max) {
+		if (gaps.size() <= max) {
+			return gaps;
+		}
+		Set<Liveness.Gap> listed = new HashSet<>();
+		gaps.stream().filter((gap) -> !gap.withinBound()).forEach(listed::add);
+		gaps.stream()
+			.filter(Liveness.Gap::withinBound)
+			.sorted(Comparator.comparingDouble(ChaosSummary::shareOfBound).reversed())
+			.limit(Math.max(0, max - listed.size()))
+			.forEach(listed::add);
+		return gaps.stream().filter(listed::contains).toList();
+	}
+
+	/**
+	 * Per cause: how many intervals, how many past their bound, the longest and the
+	 * closest to its bound.
+	 */
+	private Map<String, String> leaderlessByCause() {
+		Map<String, List<Liveness.Gap>> byCause = this.leaderless.stream()
+			.collect(Collectors.groupingBy(Liveness.Gap::cause, TreeMap::new, Collectors.toList()));
+		Map<String, String> members = new LinkedHashMap<>();
+		byCause.forEach((cause, gaps) -> members.put(cause,
+				String.format(Locale.ROOT,
+						"{\"count\": %d, \"pastBound\": %d, \"longestMillis\": %.1f, \"largestShareOfBound\": %.3f}",
+						gaps.size(), gaps.stream().filter((gap) -> !gap.withinBound()).count(),
+						gaps.stream().mapToLong(Liveness.Gap::nanos).max().orElse(0) / 1e6,
+						gaps.stream().mapToDouble(ChaosSummary::shareOfBound).max().orElse(0))));
+		return members;
+	}
+
+	private static double shareOfBound(Liveness.Gap gap) {
+		return (double) gap.nanos() / Math.max(1, gap.deadline() - gap.start());
 	}
 
 	String table() {
@@ -258,7 +318,7 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 			.max(Comparator.comparingLong(Liveness.Gap::nanos))
 			.orElseThrow();
 		Liveness.Gap closest = this.leaderless.stream()
-			.max(Comparator.comparingDouble((gap) -> (double) gap.nanos() / Math.max(1, gap.deadline() - gap.start())))
+			.max(Comparator.comparingDouble(ChaosSummary::shareOfBound))
 			.orElseThrow();
 		return String.format(Locale.ROOT,
 				"%d, %d past their bound (longest %.0f ms, after %s, bound %.0f ms; closest to its bound %.0f of "

@@ -541,6 +541,22 @@ class CheckerTests {
 	}
 
 	@Test
+	void theSummaryListsEveryLateIntervalAndTheOthersClosestToTheirBoundUpToItsLimit() {
+		// Bounds of 1000 ms: interval i lasts i ms, so those from 1001 ms on are late.
+		List<Liveness.Gap> gaps = new ArrayList<>();
+		for (int i = 1; i <= 1003; i++) {
+			gaps.add(new Liveness.Gap("g" + i, ms(i * 10L), ms(i * 10L + i), "kill-leader", ms(i * 10L + 1000), 0, 0));
+		}
+		assertThat(ChaosSummary.listed(gaps, 2000)).isEqualTo(gaps);
+		List<Liveness.Gap> listed = ChaosSummary.listed(gaps, 10);
+		assertThat(listed).extracting(Liveness.Gap::group)
+			.containsExactly("g994", "g995", "g996", "g997", "g998", "g999", "g1000", "g1001", "g1002", "g1003");
+		// Late ones are listed even beyond the limit.
+		assertThat(ChaosSummary.listed(gaps, 2)).extracting(Liveness.Gap::group)
+			.containsExactly("g1001", "g1002", "g1003");
+	}
+
+	@Test
 	void withBalancingEveryBoundAllowsARetryPeriodOfHoldingBack() throws IOException {
 		// Crash bound 2480 + 10, and 400 of balancing hold-back, after the kill at 3000.
 		manyGroups(true);

@@ -36,26 +36,27 @@ public final class MariaDbReplicaServers extends ReplicatedPair<MariaDbServer> {
 	}
 
 	/**
-	 * Kills the primary ({@code kill -9}), then promotes the replica once it has applied
-	 * what it received.
-	 * @throws IllegalStateException if the primary committed a transaction that the
-	 * replica did not acknowledge (semi-synchronous replication fell back to
+	 * Checks that the primary committed nothing without the replica's acknowledgement.
+	 * @throws IllegalStateException if it did (semi-synchronous replication fell back to
 	 * asynchronous): a failover could lose it, and the run would not test what it claims
 	 */
 	@Override
-	public int failOver(Duration undetected) throws Exception {
-		MariaDbServer old = primary();
-		long unacknowledgedNow = old.commitsWithoutReplica();
+	protected void beforeFailOver(MariaDbServer primary) throws Exception {
+		long unacknowledgedNow = primary.commitsWithoutReplica();
 		if (unacknowledgedNow != this.unacknowledged) {
 			throw new IllegalStateException(
-					"MariaDB on port " + old.port() + " committed " + (unacknowledgedNow - this.unacknowledged)
+					"MariaDB on port " + primary.port() + " committed " + (unacknowledgedNow - this.unacknowledged)
 							+ " transaction(s) without its replica's acknowledgement; see " + this.directory);
 		}
-		old.stop(true);
-		Thread.sleep(undetected.toMillis());
-		swapRoles();
-		primary().promote();
-		return old.port();
+	}
+
+	/**
+	 * The primary was killed ({@code kill -9}): the replica applies what it received,
+	 * then becomes the primary.
+	 */
+	@Override
+	protected void promote(MariaDbServer replica) throws Exception {
+		replica.promote();
 	}
 
 	/**

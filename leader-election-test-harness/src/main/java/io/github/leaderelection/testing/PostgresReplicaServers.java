@@ -25,18 +25,10 @@ public final class PostgresReplicaServers extends ReplicatedPair<PostgresServer>
 		primary().requireSynchronousStandby(CATCH_UP);
 	}
 
-	/**
-	 * Kills the primary as a crash does (PostgreSQL's immediate shutdown), then promotes
-	 * the replica.
-	 */
+	/** PostgreSQL's immediate shutdown killed the primary; the replica becomes one. */
 	@Override
-	public int failOver(Duration undetected) throws Exception {
-		PostgresServer old = primary();
-		old.stop(true);
-		Thread.sleep(undetected.toMillis());
-		swapRoles();
-		primary().promote();
-		return old.port();
+	protected void promote(PostgresServer replica) throws Exception {
+		replica.promote();
 	}
 
 	/** A fresh base backup of the new primary, which then waits for it again. */

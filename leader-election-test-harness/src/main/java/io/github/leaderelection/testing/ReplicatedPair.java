@@ -1,6 +1,7 @@
 package io.github.leaderelection.testing;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -43,10 +44,34 @@ public abstract class ReplicatedPair<S extends StoreServer> extends StoreServer 
 		return this.firstIsPrimary ? this.second : this.first;
 	}
 
-	/** Makes the replica the primary, in this pair's records: the caller promotes it. */
-	protected void swapRoles() {
+	/**
+	 * Kills the primary as a crash does, waits as long as the failure goes undetected,
+	 * then promotes the replica.
+	 */
+	@Override
+	public final int failOver(Duration undetected) throws Exception {
+		S old = primary();
+		beforeFailOver(old);
+		old.stop(true);
+		Thread.sleep(undetected.toMillis());
 		this.firstIsPrimary = !this.firstIsPrimary;
+		promote(primary());
+		return old.port();
 	}
+
+	/**
+	 * Checks, before a failover, that the primary it kills lost nothing a failover could
+	 * lose; nothing by default.
+	 * @param primary the primary about to be killed
+	 */
+	protected void beforeFailOver(S primary) throws Exception {
+	}
+
+	/**
+	 * Makes the replica, which this pair now counts as the primary, accept writes.
+	 * @param replica the server to promote
+	 */
+	protected abstract void promote(S replica) throws Exception;
 
 	/**
 	 * The server that a rejoin starts again, which must be the one a failover stopped.

@@ -200,6 +200,67 @@ class BalancingTests {
 	}
 
 	@Test
+	void aGroupPinnedToACandidateThatNeverLeadsIsHandedToItRarelyAndWaitsAtMostOneRetryPeriodEachTime() {
+		LeaseStore neverLeads = new ForwardingLeaseStore(this.store) {
+
+			@Override
+			public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration,
+					Duration timeout) {
+				return Optional.empty();
+			}
+
+			@Override
+			public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId,
+					Duration leaseDuration, Duration timeout) {
+				return Map.of();
+			}
+
+		};
+		Map<String, String> pinned = Map.of("group-0", "c");
+		start("a", this.store, 1, pinned);
+		start("b", this.store, 1, pinned);
+		advanceUntil(() -> leaders() == GROUPS);
+		start("c", neverLeads, 1, pinned);
+		int handOversBefore = this.handOvers.get();
+		int periods = 1000;
+		long leaderlessSince = 0;
+		long longestLeaderless = 0;
+		long start = this.time.nanoTime();
+		long half = start + TIMING.retryPeriod().multipliedBy(periods / 2).toNanos();
+		long end = start + TIMING.retryPeriod().multipliedBy(periods).toNanos();
+		int movedInFirstHalf = -1;
+		while (this.time.nanoTime() < end) {
+			if (movedInFirstHalf < 0 && this.time.nanoTime() >= half) {
+				awaitEvents();
+				movedInFirstHalf = this.handOvers.get() - handOversBefore;
+			}
+			step(STEP);
+			boolean led = this.candidates.values().stream().anyMatch((elections) -> elections.get(0).isLeader());
+			if (!led && leaderlessSince == 0) {
+				leaderlessSince = this.time.nanoTime();
+			}
+			else if (led && leaderlessSince != 0) {
+				longestLeaderless = Math.max(longestLeaderless, this.time.nanoTime() - leaderlessSince);
+				leaderlessSince = 0;
+			}
+		}
+		awaitEvents();
+		int moved = this.handOvers.get() - handOversBefore;
+		assertThat(Duration.ofNanos(longestLeaderless)).as("longest time group-0 waited for a leader")
+			.isLessThanOrEqualTo(TIMING.retryPeriod().plus(STEP.multipliedBy(2)));
+		// As for a candidate that never leads and is given groups (see above): after
+		// three rounds in which it took nothing, each candidate leaves it out, for 4, 8,
+		// ... 512 periods, and a group pinned to a candidate left out is not handed to
+		// it.
+		// Each time the group is free, the candidates hold back one retry period for the
+		// one it is pinned to (the store tells them at once that it is free), no longer.
+		int perEpisode = 4 * 3 * 2;
+		assertThat(moved).as("groups handed over in %d periods", periods).isLessThanOrEqualTo(8 * perEpisode);
+		assertThat(moved - movedInFirstHalf).as("groups handed over in the second half")
+			.isLessThanOrEqualTo(2 * perEpisode);
+	}
+
+	@Test
 	void weightsAndPreferredLeadersShapeTheSpread() {
 		start("a", this.store, 2, Map.of("group-7", "c"));
 		advanceUntil(() -> led("a") == GROUPS);

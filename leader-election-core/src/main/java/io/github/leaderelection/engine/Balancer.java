@@ -39,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * back: a candidate already at its share (or a group pinned to another live candidate)
  * waits one retry period after it first saw the group free before it takes it, unless the
  * only candidate it would wait for is the one that released the group (it stopped,
- * yielded or handed the group over, and will not take it back). That wait, at most one
- * retry period, is the only thing balancing adds to the time a group is without a leader;
- * a candidate that crashed is failed over as without balancing.
+ * yielded or handed the group over, and will not take it back; one that gave its lease up
+ * after a pause past its deadline races the others). That wait, at most one retry period,
+ * is the only thing balancing adds to the time a group is without a leader; a candidate
+ * that crashed is failed over as without balancing.
  *
  * <p>
  * A node that is starting announces itself with weight 0 until every one of its elections
@@ -275,8 +276,11 @@ final class Balancer {
 	 * floor, not the ceiling: the view may be a retry period old, and a candidate that
 	 * joined since has no share in it yet. Never for the candidate that released the
 	 * group: it is stopping, yielded, or handed the group over, and will not take it
-	 * back, though the view, up to a retry period old, may still list it below its share.
-	 * @param releasedBy the group's last holder as this node saw it, or null
+	 * back, though the view, up to a retry period old, may still list it below its share
+	 * (one that gave its lease up after a pause past its deadline competes again, and
+	 * races the others).
+	 * @param releasedBy the holder this node saw in the term the group was released in,
+	 * or null
 	 */
 	boolean holdsBack(String group, @Nullable String releasedBy) {
 		View current = this.view;

@@ -133,7 +133,9 @@ class BalancingTests {
 		awaitEvents();
 		// 34, 33 and 33 of 100 groups: the one stopping leads 33, below the ceiling of
 		// its share, and so does one of the two others, which the last view shows at its
-		// share, with the one stopping below it.
+		// share, with the one stopping below it. (Had the one at 34 stopped, the two at 33
+		// would each hold back for the other, a retry period at most: their views are
+		// as old as that, and still count three candidates.)
 		List<String> atFloor = List.of("a", "b", "c").stream().filter((id) -> led(id) == GROUPS / 3).toList();
 		assertThat(atFloor).hasSize(2);
 		String stopping = atFloor.get(0);

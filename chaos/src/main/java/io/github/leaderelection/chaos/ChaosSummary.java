@@ -200,6 +200,10 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 				+ ", \"balanceHoldBackMillis\": " + this.bounds.holdBack() / 1_000_000 + "}");
 		field(json, "leaderlessIntervals", this.leaderless.size());
 		field(json, "leaderlessPastBound", lateGaps().size());
+		List<Liveness.Gap> handOverGaps = handOverGaps();
+		field(json, "leaderlessBegunByHandOver", handOverGaps.size());
+		field(json, "leaderlessPastHandOverBound",
+				handOverGaps.stream().filter((gap) -> !gap.withinHandOverBound()).count());
 		field(json, "leaderlessByCause", object(leaderlessByCause()));
 		List<Liveness.Gap> listed = listedGaps();
 		field(json, "leaderlessListed", quote((listed.size() == this.leaderless.size()) ? "all" : "the " + listed.size()

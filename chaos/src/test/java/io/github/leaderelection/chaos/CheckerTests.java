@@ -542,18 +542,24 @@ class CheckerTests {
 
 	@Test
 	void theSummaryListsEveryLateIntervalAndTheOthersClosestToTheirBoundUpToItsLimit() {
-		// Bounds of 1000 ms: interval i lasts i ms, so those from 1001 ms on are late.
+		// Bounds of 1000 ms; interval i lasts (389 i mod 1000) + 1 ms, each length once
+		// in an order unrelated to when the intervals began, and every 100th interval
+		// (g100, g200, ...) lasts 1500 ms, past its bound.
 		List<Liveness.Gap> gaps = new ArrayList<>();
-		for (int i = 1; i <= 1003; i++) {
-			gaps.add(new Liveness.Gap("g" + i, ms(i * 10L), ms(i * 10L + i), "kill-leader", ms(i * 10L + 1000), 0, 0));
+		for (int i = 1; i <= 1000; i++) {
+			long length = (i % 100 == 0) ? 1500 : (389L * i) % 1000 + 1;
+			gaps.add(new Liveness.Gap("g" + i, ms(i * 10L), ms(i * 10L + length), "kill-leader", ms(i * 10L + 1000), 0,
+					0));
 		}
 		assertThat(ChaosSummary.listed(gaps, 2000)).isEqualTo(gaps);
-		List<Liveness.Gap> listed = ChaosSummary.listed(gaps, 10);
-		assertThat(listed).extracting(Liveness.Gap::group)
-			.containsExactly("g994", "g995", "g996", "g997", "g998", "g999", "g1000", "g1001", "g1002", "g1003");
+		// The 10 late ones and the 5 longest of the others (1000, 999, 998, 997 and 996
+		// ms: g491, g982, g473, g964 and g455), in the order they began.
+		assertThat(ChaosSummary.listed(gaps, 15)).extracting(Liveness.Gap::group)
+			.containsExactly("g100", "g200", "g300", "g400", "g455", "g473", "g491", "g500", "g600", "g700", "g800",
+					"g900", "g964", "g982", "g1000");
 		// Late ones are listed even beyond the limit.
 		assertThat(ChaosSummary.listed(gaps, 2)).extracting(Liveness.Gap::group)
-			.containsExactly("g1001", "g1002", "g1003");
+			.containsExactly("g100", "g200", "g300", "g400", "g500", "g600", "g700", "g800", "g900", "g1000");
 	}
 
 	@Test

@@ -133,7 +133,8 @@ class BalancingTests {
 		awaitEvents();
 		// 34, 33 and 33 of 100 groups: the one stopping leads 33, below the ceiling of
 		// its share, and so does one of the two others, which the last view shows at its
-		// share, with the one stopping below it. (Had the one at 34 stopped, the two at 33
+		// share, with the one stopping below it. (Had the one at 34 stopped, the two at
+		// 33
 		// would each hold back for the other, a retry period at most: their views are
 		// as old as that, and still count three candidates.)
 		List<String> atFloor = List.of("a", "b", "c").stream().filter((id) -> led(id) == GROUPS / 3).toList();
@@ -150,21 +151,7 @@ class BalancingTests {
 
 	@Test
 	void aCandidateThatAnnouncesItselfButNeverLeadsMakesGroupsMoveRarelyAndNeverLeavesThemLeaderless() {
-		LeaseStore neverLeads = new ForwardingLeaseStore(this.store) {
-
-			@Override
-			public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration,
-					Duration timeout) {
-				return Optional.empty();
-			}
-
-			@Override
-			public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId,
-					Duration leaseDuration, Duration timeout) {
-				return Map.of();
-			}
-
-		};
+		LeaseStore neverLeads = neverLeads();
 		for (String id : List.of("a", "b", "c")) {
 			start(id, this.store, 1, Map.of());
 		}
@@ -203,21 +190,7 @@ class BalancingTests {
 
 	@Test
 	void aGroupPinnedToACandidateThatNeverLeadsIsHandedToItRarelyAndWaitsAtMostOneRetryPeriodEachTime() {
-		LeaseStore neverLeads = new ForwardingLeaseStore(this.store) {
-
-			@Override
-			public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration,
-					Duration timeout) {
-				return Optional.empty();
-			}
-
-			@Override
-			public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId,
-					Duration leaseDuration, Duration timeout) {
-				return Map.of();
-			}
-
-		};
+		LeaseStore neverLeads = neverLeads();
 		Map<String, String> pinned = Map.of("group-0", "c");
 		start("a", this.store, 1, pinned);
 		start("b", this.store, 1, pinned);
@@ -376,6 +349,28 @@ class BalancingTests {
 			}
 		}).withMessageContaining("Balancing needs a store that lists live candidates");
 		engine.close();
+	}
+
+	/**
+	 * The store as seen by a candidate that announces itself but never leads: every
+	 * acquisition finds the lease taken.
+	 */
+	private LeaseStore neverLeads() {
+		return new ForwardingLeaseStore(this.store) {
+
+			@Override
+			public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration,
+					Duration timeout) {
+				return Optional.empty();
+			}
+
+			@Override
+			public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId,
+					Duration leaseDuration, Duration timeout) {
+				return Map.of();
+			}
+
+		};
 	}
 
 	private LeaderElectionEngine start(String id, LeaseStore store, int weight, Map<String, String> preferred) {

@@ -16,21 +16,20 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
 
-import io.github.leaderelection.testing.EtcdServer;
-import io.github.leaderelection.testing.ZookeeperServer;
-import io.github.leaderelection.testing.PostgresReplicaServers;
-import io.github.leaderelection.testing.RedisSentinelServers;
-import io.github.leaderelection.testing.ReplicatedStore;
-import io.github.leaderelection.testing.RedisServer;
-import io.github.leaderelection.testing.PostgresServer;
-import io.github.leaderelection.testing.MariaDbReplicaServers;
-import io.github.leaderelection.testing.MariaDbServer;
-import io.github.leaderelection.testing.StoreServer;
-import io.github.leaderelection.testing.ChildJvm;
-import io.github.leaderelection.testing.TcpProxy;
-
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
+import io.github.leaderelection.testing.ChildJvm;
+import io.github.leaderelection.testing.EtcdServer;
+import io.github.leaderelection.testing.MariaDbReplicaServers;
+import io.github.leaderelection.testing.MariaDbServer;
+import io.github.leaderelection.testing.PostgresReplicaServers;
+import io.github.leaderelection.testing.PostgresServer;
+import io.github.leaderelection.testing.RedisSentinelServers;
+import io.github.leaderelection.testing.RedisServer;
+import io.github.leaderelection.testing.ReplicatedStore;
+import io.github.leaderelection.testing.StoreServer;
+import io.github.leaderelection.testing.TcpProxy;
+import io.github.leaderelection.testing.ZookeeperServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

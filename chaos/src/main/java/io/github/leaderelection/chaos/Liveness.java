@@ -27,7 +27,9 @@ import io.github.leaderelection.testing.ZookeeperServer;
  * fault that leaves a working link;</li>
  * <li>any other fault, which leaves at least one candidate with a working store link: the
  * fault plus the lease and 2 retry periods, and that round trip;</li>
- * <li>no fault before it: the same, from the start of the gap;</li>
+ * <li>no fault before it: the same, from the start of the gap; so too a gap that begins
+ * only once the bound of every fault before it is over (the group had a leader until
+ * then: those faults kept their promise);</li>
  * <li>a hand-over by balancing ({@code REBALANCED}: the leader ended its belief and
  * released the lease for another candidate to take), when the hand-over's belief is the
  * one whose end began the gap: the return of that release plus 2 retry periods and that
@@ -244,6 +246,13 @@ final class Liveness {
 			if (causes) {
 				long faultDeadline = saturatedAdd(deadline(group, fault, start, roundTrip, candidates, bounds),
 						roundTrip);
+				if (!fault.isHandOver() && saturatedAdd(faultDeadline, bounds.holdBack() + stall) <= start) {
+					// The group had a leader until the fault's bound was over: the
+					// fault's
+					// promise was kept, and a gap that begins later is not its doing (a
+					// hand-over whose revocation the killed giver never recorded, say).
+					continue;
+				}
 				if (fault.isHandOver()) {
 					handOverDeadline = saturatedAdd(faultDeadline, bounds.holdBack() + stall);
 				}

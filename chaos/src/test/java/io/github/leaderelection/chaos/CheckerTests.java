@@ -289,6 +289,29 @@ class CheckerTests {
 	}
 
 	@Test
+	void aGapThatBeginsAfterAFaultsBoundIsNotChargedToTheFault() throws IOException {
+		// a is stopped from 100 to 3300 (crash bound: 100 + 2480 = 2580); b leads x
+		// throughout, and releases it at 3000 (a hand-over whose revocation it never
+		// recorded: it was killed right after); c takes it 5 ms later. That gap is not
+		// the stop's, whose bound was kept: it is judged as a gap after no fault.
+		fault("stop-leader", 100, 3300);
+		node("b", "library");
+		acquire("b", 0, 10, 1);
+		for (long renewal = 400; renewal < 3000; renewal += 400) {
+			renew("b", renewal, renewal + 2, 1, "true");
+		}
+		record("b", "release", ms(3000), 1);
+		record("b", "release-end", ms(3001), 1);
+		node("c", "library");
+		acquire("c", 3004, 3005, 2);
+		this.endMillis = 4000;
+		assertThat(check().leaderless()).singleElement().satisfies((gap) -> {
+			assertThat(gap.cause()).isEqualTo("none");
+			assertThat(gap.withinBound()).isTrue();
+		});
+	}
+
+	@Test
 	void timeTheTakingProcessWasStalledIsAddedToItsBoundUnlessAFaultStalledIt() throws IOException {
 		leaderStopsGracefullyAndBTakesOverAt(3500);
 		assertThat(check().lateGaps()).hasSize(1);

@@ -37,12 +37,9 @@ import org.slf4j.LoggerFactory;
  * <p>
  * The candidate that is to take a released group gets it first because the others hold
  * back: a candidate already at its share (or a group pinned to another live candidate)
- * waits one retry period after it first saw the group free before it takes it, unless the
- * only candidate it would wait for is the one that released the group (it stopped,
- * yielded or handed the group over, and will not take it back; one that gave its lease up
- * after a pause past its deadline races the others). That wait, at most one retry period,
- * is the only thing balancing adds to the time a group is without a leader; a candidate
- * that crashed is failed over as without balancing.
+ * waits one retry period after it first saw the group free before it takes it. That wait,
+ * at most one retry period, is the only thing balancing adds to the time a group is
+ * without a leader; a candidate that crashed is failed over as without balancing.
  *
  * <p>
  * A node that is starting announces itself with weight 0 until every one of its elections
@@ -274,25 +271,18 @@ final class Balancer {
 	 * is pinned to another live candidate, or this node leads at least the floor of its
 	 * share while another live candidate leads less than the ceiling of its own. The
 	 * floor, not the ceiling: the view may be a retry period old, and a candidate that
-	 * joined since has no share in it yet. Never for the candidate that released the
-	 * group: it is stopping, yielded, or handed the group over, and will not take it
-	 * back, though the view, up to a retry period old, may still list it below its share
-	 * (one that gave its lease up after a pause past its deadline competes again, and
-	 * races the others).
-	 * @param releasedBy the holder this node saw in the term the group was released in,
-	 * or null
+	 * joined since has no share in it yet.
 	 */
-	boolean holdsBack(String group, @Nullable String releasedBy) {
+	boolean holdsBack(String group) {
 		View current = this.view;
 		if (current == null) {
 			return false;
 		}
 		String preferred = this.preferredLeaders.get(group);
-		if (preferred != null && !preferred.equals(this.self) && !preferred.equals(releasedBy)
-				&& current.live.containsKey(preferred)) {
+		if (preferred != null && !preferred.equals(this.self) && current.live.containsKey(preferred)) {
 			return true;
 		}
-		return current.selfAtShare() && current.othersBelowShare(releasedBy);
+		return current.selfAtShare() && current.othersBelowShare();
 	}
 
 	/** This node took a group: counted until the next round recounts. */
@@ -387,11 +377,9 @@ final class Balancer {
 			return this.loads.get(this.self) + this.selfTaken.get() >= Math.floor(this.shares.get(this.self));
 		}
 
-		boolean othersBelowShare(@Nullable String except) {
+		boolean othersBelowShare() {
 			for (Map.Entry<String, Integer> load : this.loads.entrySet()) {
-				String candidate = load.getKey();
-				if (!candidate.equals(this.self) && !candidate.equals(except)
-						&& load.getValue() < Math.ceil(this.shares.get(candidate))) {
+				if (!load.getKey().equals(this.self) && load.getValue() < Math.ceil(this.shares.get(load.getKey()))) {
 					return true;
 				}
 			}

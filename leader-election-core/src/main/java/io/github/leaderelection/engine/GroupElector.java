@@ -135,15 +135,6 @@ final class GroupElector implements LeaderElection {
 	private long freeSinceNanos;
 
 	/**
-	 * The last holder this elector saw the group's lease held by, and in which term; null
-	 * before it saw one. Balancing does not hold a free lease of that term back for that
-	 * candidate, which released it (see heldBackForBalance). Guarded by this.
-	 */
-	private @Nullable String lastHolder;
-
-	private long lastHolderTerm;
-
-	/**
 	 * When the current belief was granted; meaningful while it lasts. Guarded by this.
 	 */
 	private long grantedNanos;
@@ -1022,24 +1013,11 @@ final class GroupElector implements LeaderElection {
 	 * balancing asks (see {@link Balancer#holdsBack}): only a lease that was released (a
 	 * hand-over), never one that ran out (its holder crashed or was cut off: that is a
 	 * failover, which must not wait), and for at most one retry period after this elector
-	 * first saw it free. Never for the candidate that released it (the holder this
-	 * elector saw in the free lease's term): it is stopping, has yielded or given the
-	 * group away, and will not take it back. (A graceful stop left the group waiting a
-	 * retry period for the candidate that had just left, which the last balancing view,
-	 * up to a period old, still listed below its share.) A leader that gave its lease up
-	 * after a pause past its renew deadline does compete again at once: it races the
-	 * others instead of being waited for, and balancing evens out what it loses.
+	 * first saw it free.
 	 */
 	private long heldBackForBalance(@Nullable Lease free) {
 		Balancer balancer = this.engine.balancer();
-		if (balancer == null || free == null || free.holder() != null) {
-			return 0;
-		}
-		String releasedBy;
-		synchronized (this) {
-			releasedBy = (free.term() == this.lastHolderTerm) ? this.lastHolder : null;
-		}
-		if (!balancer.holdsBack(this.group, releasedBy)) {
+		if (balancer == null || free == null || free.holder() != null || !balancer.holdsBack(this.group)) {
 			return 0;
 		}
 		synchronized (this) {
@@ -1216,10 +1194,6 @@ final class GroupElector implements LeaderElection {
 		synchronized (this) {
 			if (believed() == null || leader != null) {
 				setObserved(leader);
-			}
-			if (leader != null) {
-				this.lastHolder = leader.candidateId();
-				this.lastHolderTerm = leader.term();
 			}
 			if (lease != null && lease.term() > this.stayOutTerm) {
 				// Another candidate was granted the group since: it had the first try

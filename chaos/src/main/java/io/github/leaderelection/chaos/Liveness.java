@@ -247,9 +247,8 @@ final class Liveness {
 				long faultDeadline = saturatedAdd(deadline(group, fault, start, roundTrip, candidates, bounds),
 						roundTrip);
 				if (!fault.isHandOver() && saturatedAdd(faultDeadline, bounds.holdBack() + stall) <= start) {
-					// The group had a leader until the fault's bound was over: the
-					// fault's
-					// promise was kept, and a gap that begins later is not its doing (a
+					// The group had a leader until the fault's bound was over: the fault
+					// kept its promise, and a gap that begins later is not its doing (a
 					// hand-over whose revocation the killed giver never recorded, say).
 					continue;
 				}

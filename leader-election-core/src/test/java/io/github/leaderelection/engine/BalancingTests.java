@@ -199,10 +199,9 @@ class BalancingTests {
 			.isLessThanOrEqualTo(TIMING.retryPeriod().plus(STEP.multipliedBy(2)));
 		// As for a candidate that never leads and is given groups (see above): after
 		// three rounds in which it took nothing, each candidate leaves it out, for 4, 8,
-		// ... 512 periods, and a group pinned to a candidate left out is not handed to
-		// it.
-		// Each time the group is free, the candidates hold back one retry period for the
-		// one it is pinned to (the store tells them at once that it is free), no longer.
+		// ... 512 periods, and a group pinned to one left out is not handed to it. Each
+		// time the group is free, the candidates hold back one retry period for the one
+		// it is pinned to (the store tells them at once that it is free), no longer.
 		int perEpisode = 4 * 3 * 2;
 		assertThat(moved).as("groups handed over in %d periods", periods).isLessThanOrEqualTo(8 * perEpisode);
 		assertThat(moved - movedInFirstHalf).as("groups handed over in the second half")

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -39,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * back: a candidate already at its share (or a group pinned to another live candidate)
  * waits one retry period after it first saw the group free before it takes it. That wait,
  * at most one retry period, is the only thing balancing adds to the time a group is
- * without a leader; a candidate that crashed is failed over as without balancing.
+ * without a leader; a candidate that crashed is failed over as without balancing. A
+ * candidate that stops leaves the list before it releases its groups, and the others list
+ * the live candidates again when they see a group released after their last list:
+ * otherwise they would hold its groups back for it.
  *
  * <p>
  * A node that is starting announces itself with weight 0 until every one of its elections
@@ -97,6 +102,18 @@ final class Balancer {
 
 	private boolean failing;
 
+	/** Whether this node has left the list of live candidates, on shutdown. */
+	private boolean left;
+
+	/** Whether {@link #listAgain} is on its way. */
+	private final AtomicBoolean listingAgain = new AtomicBoolean();
+
+	/**
+	 * The groups held back on a list older than their release, with when each was first
+	 * seen free: {@link #listAgain} answers them.
+	 */
+	private final Map<GroupElector, Long> waitingForList = new ConcurrentHashMap<>();
+
 	// Guarded by this: who took what the last plan gave them (see
 	// noteWhoTookWhatWasPlanned)
 
@@ -144,35 +161,20 @@ final class Balancer {
 	 * one at a time, also when an administrator asks for one.
 	 */
 	synchronized void round() {
-		Map<String, Integer> live;
-		boolean ready = isReady();
-		try {
-			live = this.store.keepCandidateAlive(this.self, ready ? this.weight : 0,
-					this.engine.timing().leaseDuration(), this.engine.timing().storeCallTimeout());
+		if (this.left) {
+			return;
 		}
-		catch (RuntimeException ex) {
-			if (!this.failing) {
-				logger.warn("Could not announce candidate '{}' to the {} store for balancing; not moving groups until "
-						+ "it answers: {}", this.self, this.store.backend(), ex.toString());
-			}
-			this.failing = true;
+		boolean ready = isReady();
+		long asked = this.engine.nanoTime();
+		Map<String, Integer> live = announce(ready);
+		if (live == null) {
 			this.view = null;
 			return;
 		}
-		this.failing = false;
 		long now = this.engine.nanoTime();
-		View current;
-		synchronized (this) {
-			Map<String, Integer> considered = new TreeMap<>(live);
-			this.ignoredUntil.forEach((candidate, until) -> {
-				if (now - until < 0 && !candidate.equals(this.self)) {
-					considered.remove(candidate);
-				}
-			});
-			current = View.of(this.self, considered, this.electors.get(), this.preferredLeaders);
-			if (current != null) {
-				noteWhoTookWhatWasPlanned(current, now);
-			}
+		View current = viewOf(live, asked, now);
+		if (current != null) {
+			noteWhoTookWhatWasPlanned(current, now);
 		}
 		this.view = current;
 		if (current == null || !ready) {
@@ -180,9 +182,7 @@ final class Balancer {
 		}
 		List<GroupElector> moves = current.ownMoves(now,
 				MIN_TENURE_PERIODS * this.engine.timing().retryPeriod().toNanos());
-		synchronized (this) {
-			this.expected = current.receipts;
-		}
+		this.expected = current.receipts;
 		if (moves.isEmpty()) {
 			return;
 		}
@@ -192,6 +192,92 @@ final class Balancer {
 				moves.size(), current.loads.get(this.self), String.format("%.1f", current.shares.get(this.self)),
 				current.loads);
 		moves.forEach(GroupElector::handOver);
+	}
+
+	/**
+	 * Keeps this node on the list of live candidates.
+	 * @return every live candidate with its weight, or null if the store did not answer
+	 */
+	private @Nullable Map<String, Integer> announce(boolean ready) {
+		try {
+			Map<String, Integer> live = this.store.keepCandidateAlive(this.self, ready ? this.weight : 0,
+					this.engine.timing().leaseDuration(), this.engine.timing().storeCallTimeout());
+			this.failing = false;
+			return live;
+		}
+		catch (RuntimeException ex) {
+			if (!this.failing) {
+				logger.warn("Could not announce candidate '{}' to the {} store for balancing; not moving groups until "
+						+ "it answers: {}", this.self, this.store.backend(), ex.toString());
+			}
+			this.failing = true;
+			return null;
+		}
+	}
+
+	/** The view of the live candidates listed, less those left out for now. */
+	private @Nullable View viewOf(Map<String, Integer> live, long asked, long now) {
+		Map<String, Integer> considered = new TreeMap<>(live);
+		this.ignoredUntil.forEach((candidate, until) -> {
+			if (now - until < 0 && !candidate.equals(this.self)) {
+				considered.remove(candidate);
+			}
+		});
+		return View.of(this.self, considered, asked, this.electors.get(), this.preferredLeaders);
+	}
+
+	/**
+	 * Lists the live candidates again, between rounds, because a group that this node
+	 * holds back was first seen free after the last list was asked for, and then has each
+	 * such group look again, once. The candidate the group is held back for may be the
+	 * very one that released it: a node that stops leaves the list before it releases its
+	 * groups, and a group must not wait a retry period for a candidate that is gone (see
+	 * {@link #holdsBack}). The groups a hand-over of many releases one after another wait
+	 * together: one list answers all those seen free before it was asked for. Moves
+	 * nothing and counts no round: the plan is the rounds' business, and so is a store
+	 * that does not answer (the view is kept, and the groups wait out their hold-back, or
+	 * a failing list would be asked for over and over).
+	 */
+	private void listAgain() {
+		long asked = this.engine.nanoTime();
+		boolean listed = false;
+		try {
+			synchronized (this) {
+				if (this.left) {
+					return;
+				}
+				Map<String, Integer> live = this.store.keepCandidateAlive(this.self, this.ready ? this.weight : 0,
+						this.engine.timing().leaseDuration(), this.engine.timing().storeCallTimeout());
+				this.view = viewOf(live, asked, this.engine.nanoTime());
+				listed = true;
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not list the live candidates again for balancing; the next round does", ex);
+		}
+		finally {
+			this.listingAgain.set(false);
+		}
+		List<GroupElector> answered = new ArrayList<>();
+		boolean answeredAll = !listed;
+		this.waitingForList.forEach((elector, freeSince) -> {
+			if (answeredAll || asked - freeSince >= 0) {
+				answered.add(elector);
+			}
+		});
+		answered.forEach(this.waitingForList::remove);
+		if (listed) {
+			answered.forEach(GroupElector::lookAgainIfSeenFree);
+			if (!this.waitingForList.isEmpty()) {
+				listAgainSoon(); // seen free while this list was on its way
+			}
+		}
+	}
+
+	private void listAgainSoon() {
+		if (this.listingAgain.compareAndSet(false, true) && !this.engine.executeStoreTask(this::listAgain)) {
+			this.listingAgain.set(false);
+		}
 	}
 
 	/**
@@ -256,7 +342,11 @@ final class Balancer {
 	}
 
 	/** Leaves the list of live candidates, on shutdown. */
-	void leave() {
+	synchronized void leave() {
+		// Synchronized, and no announcing after it: a round on its way would otherwise
+		// put this candidate back on the list, and the others would hold its released
+		// groups back for it.
+		this.left = true;
 		try {
 			this.store.removeCandidate(this.self, this.engine.timing().storeCallTimeout());
 		}
@@ -271,18 +361,27 @@ final class Balancer {
 	 * is pinned to another live candidate, or this node leads at least the floor of its
 	 * share while another live candidate leads less than the ceiling of its own. The
 	 * floor, not the ceiling: the view may be a retry period old, and a candidate that
-	 * joined since has no share in it yet.
+	 * joined since has no share in it yet. When the view was asked for before the group
+	 * was seen free, this answers from it but also has the live candidates listed again
+	 * ({@link #listAgain}), after which the group is looked at again: it is not held back
+	 * a whole retry period for a candidate that has left since.
+	 * @param elector the election of the group whose lease was seen released
+	 * @param freeSinceNanos when this node first saw it released
 	 */
-	boolean holdsBack(String group) {
+	boolean holdsBack(GroupElector elector, long freeSinceNanos) {
 		View current = this.view;
 		if (current == null) {
 			return false;
 		}
-		String preferred = this.preferredLeaders.get(group);
-		if (preferred != null && !preferred.equals(this.self) && current.live.containsKey(preferred)) {
-			return true;
+		String preferred = this.preferredLeaders.get(elector.group());
+		boolean holdsBack = (preferred != null && !preferred.equals(this.self) && current.live.containsKey(preferred))
+				|| (current.selfAtShare() && current.othersBelowShare());
+		if (holdsBack && current.askedNanos - freeSinceNanos < 0
+				&& this.engine.nanoTime() - freeSinceNanos < this.engine.timing().retryPeriod().toNanos()
+				&& this.waitingForList.putIfAbsent(elector, freeSinceNanos) == null) {
+			listAgainSoon();
 		}
-		return current.selfAtShare() && current.othersBelowShare();
+		return holdsBack;
 	}
 
 	/** This node took a group: counted until the next round recounts. */
@@ -309,6 +408,9 @@ final class Balancer {
 
 		final Map<String, Integer> live;
 
+		/** When the list of live candidates was asked for. */
+		final long askedNanos;
+
 		final Map<String, Integer> loads;
 
 		final Map<String, Double> shares;
@@ -322,10 +424,11 @@ final class Balancer {
 		/** What the plan gives each candidate, free groups included; set by ownMoves. */
 		Map<String, Integer> receipts = Map.of();
 
-		private View(String self, Map<String, Integer> live, Map<String, Integer> loads, Map<String, Double> shares,
-				List<GroupElector> ledHere, Map<String, String> preferredLeaders) {
+		private View(String self, Map<String, Integer> live, long askedNanos, Map<String, Integer> loads,
+				Map<String, Double> shares, List<GroupElector> ledHere, Map<String, String> preferredLeaders) {
 			this.self = self;
 			this.live = live;
+			this.askedNanos = askedNanos;
 			this.loads = loads;
 			this.shares = shares;
 			this.ledHere = ledHere;
@@ -336,8 +439,8 @@ final class Balancer {
 		 * Counts who leads what; null while some group's holder is not known yet (it has
 		 * not reached the store since it started) or this node is not on the list.
 		 */
-		static @Nullable View of(String self, Map<String, Integer> live, Collection<GroupElector> electors,
-				Map<String, String> preferredLeaders) {
+		static @Nullable View of(String self, Map<String, Integer> live, long askedNanos,
+				Collection<GroupElector> electors, Map<String, String> preferredLeaders) {
 			if (!live.containsKey(self)) {
 				return null;
 			}
@@ -370,7 +473,7 @@ final class Balancer {
 			for (Map.Entry<String, Integer> candidate : live.entrySet()) {
 				shares.put(candidate.getKey(), (double) groups * candidate.getValue() / totalWeight);
 			}
-			return new View(self, live, loads, shares, ledHere, preferredLeaders);
+			return new View(self, live, askedNanos, loads, shares, ledHere, preferredLeaders);
 		}
 
 		boolean selfAtShare() {

@@ -129,8 +129,8 @@ final class GroupElector implements LeaderElection {
 	private boolean roundCallPending;
 
 	/**
-	 * When this elector first saw the lease free while balancing held it back; 0 when not
-	 * held back. Guarded by this.
+	 * When this elector first saw the lease released (balancing's hold-back counts from
+	 * then); 0 until it sees it, and again once it sees it led. Guarded by this.
 	 */
 	private long freeSinceNanos;
 
@@ -1017,16 +1017,34 @@ final class GroupElector implements LeaderElection {
 	 */
 	private long heldBackForBalance(@Nullable Lease free) {
 		Balancer balancer = this.engine.balancer();
-		if (balancer == null || free == null || free.holder() != null || !balancer.holdsBack(this.group)) {
+		if (balancer == null || free == null || free.holder() != null) {
 			return 0;
 		}
+		long freeSince;
 		synchronized (this) {
-			long now = now();
 			if (this.freeSinceNanos == 0) {
-				this.freeSinceNanos = now;
+				this.freeSinceNanos = now();
 			}
-			return Math.max(0, this.freeSinceNanos + this.retryPeriodNanos - now);
+			freeSince = this.freeSinceNanos;
 		}
+		if (!balancer.holdsBack(this, freeSince)) {
+			return 0;
+		}
+		return Math.max(0, freeSince + this.retryPeriodNanos - now());
+	}
+
+	/**
+	 * Looks at the lease again now if this follower last saw it released, as balancing
+	 * may hold it back: the balancer has just listed the live candidates again, and the
+	 * candidate it held the group back for may be gone.
+	 */
+	void lookAgainIfSeenFree() {
+		synchronized (this) {
+			if (this.freeSinceNanos == 0 || this.held != null || !isActive()) {
+				return;
+			}
+		}
+		requestAttempt();
 	}
 
 	/** See {@link DuplicateIdDetector}: logs outside the lock what it found. */

@@ -259,12 +259,13 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	/**
 	 * Stops every election in order: first nobody here believes it leads and the
 	 * revocations are delivered to the listeners (which may wait for leader-only work to
-	 * finish), then the leases are released (when release on shutdown is on) and the
-	 * candidate leaves each group in the store, so that a follower never takes over while
-	 * leader-only work still runs here. Waits at most the shutdown timeout for the
-	 * listeners, at most as long again for the releases, and at most as long again for
-	 * its threads to end, so that a store that hangs cannot hang the shutdown. The store
-	 * stays open: whoever created it closes it, after the engine (a Spring context does).
+	 * finish), then the candidate leaves the list of live candidates (when balancing),
+	 * the leases are released (when release on shutdown is on) and the candidate leaves
+	 * each group in the store, so that a follower never takes over while leader-only work
+	 * still runs here. Waits at most the shutdown timeout for the listeners, at most as
+	 * long again for the releases, and at most as long again for its threads to end, so
+	 * that a store that hangs cannot hang the shutdown. The store stays open: whoever
+	 * created it closes it, after the engine (a Spring context does).
 	 */
 	@Override
 	public void close() {
@@ -323,10 +324,13 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		// A thread of its own: the store threads may be stuck in calls to a store that
 		// hangs.
 		Thread releaser = new Thread(() -> {
-			electors.forEach((elector) -> elector.leaveAfterStop(this.releaseOnShutdown));
+			// Off the list of live candidates first: a candidate that sees a group
+			// released lists the live candidates again before it holds the group back
+			// for one, and this one is not coming back.
 			if (this.balancer != null) {
 				this.balancer.leave();
 			}
+			electors.forEach((elector) -> elector.leaveAfterStop(this.releaseOnShutdown));
 		}, "leader-election-release");
 		releaser.setDaemon(true);
 		releaser.start();

@@ -124,6 +124,30 @@ class BalancingTests {
 	}
 
 	@Test
+	void theGroupsOfACandidateThatStopsAreTakenAtOnceThoughTheLastViewListsItBelowItsShare() {
+		for (String id : List.of("a", "b", "c")) {
+			start(id, this.store, 1, Map.of());
+		}
+		advanceUntil(() -> spread() <= 1 && leaders() == GROUPS);
+		advance(TIMING.retryPeriod().multipliedBy(4));
+		awaitEvents();
+		// 34, 33 and 33 of 100 groups: the one stopping leads 33, below the ceiling of
+		// its share, and so does one of the two others, which the last view shows at its
+		// share, with the one stopping below it: it would hold the groups back for the
+		// one stopping, had it not listed the live candidates again.
+		List<String> atFloor = List.of("a", "b", "c").stream().filter((id) -> led(id) == GROUPS / 3).toList();
+		assertThat(atFloor).hasSize(2);
+		String stopping = atFloor.get(0);
+		List<String> staying = List.of("a", "b", "c").stream().filter((id) -> !id.equals(stopping)).toList();
+		closeEngineOf(stopping);
+		long stopped = this.time.nanoTime();
+		advanceUntil(() -> ledBy(staying) == GROUPS);
+		assertThat(Duration.ofNanos(this.time.nanoTime() - stopped))
+			.as("time until the groups of a candidate that stopped gracefully are led again")
+			.isLessThan(TIMING.retryPeriod().dividedBy(2));
+	}
+
+	@Test
 	void aCandidateThatAnnouncesItselfButNeverLeadsMakesGroupsMoveRarelyAndNeverLeavesThemLeaderless() {
 		LeaseStore neverLeads = neverLeads();
 		for (String id : List.of("a", "b", "c")) {

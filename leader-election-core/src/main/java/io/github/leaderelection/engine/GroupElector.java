@@ -591,6 +591,9 @@ final class GroupElector implements LeaderElection {
 				return false;
 			}
 			long stayOut = this.competeAfterNanos - now();
+			if (stayOut > this.retryPeriodNanos) {
+				return false; // the next round looks again (see acquire)
+			}
 			if (stayOut > 0) {
 				scheduleAttempt(stayOut);
 				return false;
@@ -939,11 +942,18 @@ final class GroupElector implements LeaderElection {
 				return NEXT_ROUND;
 			}
 			long stayOut = this.competeAfterNanos - now();
+			if (stayOut > this.retryPeriodNanos) {
+				// Look again within a retry period, in the node's rounds: a greater term
+				// ends the stay-out (see observe), and a candidate that was not told of
+				// it (ZooKeeper tells only the next in line; a polling store, nobody)
+				// would otherwise leave the group waiting out the whole window when the
+				// candidate that took it over hands it on at once.
+				return NEXT_ROUND;
+			}
 			if (stayOut > 0) {
 				// Try the moment the window after a yield ends, not a retry period later:
 				// after back-to-back yields the one that yielded first must be back in
-				// the
-				// race before the one that yielded last, whose window ends later.
+				// the race before the one that yielded last, whose window ends later.
 				return stayOut;
 			}
 		}

@@ -3,12 +3,19 @@ package io.github.leaderelection.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.engine.TestEngines.Candidate;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
+import io.github.leaderelection.spi.ForwardingLeaseStore;
+import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.LeaseStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -76,6 +83,41 @@ class BackToBackYieldTests {
 		assertThat(Duration.ofNanos(waited)).isLessThan(Duration.ofSeconds(2));
 	}
 
+	/**
+	 * As above, on a store that does not tell A when B hands the group back (ZooKeeper
+	 * tells only the candidate next in line, a polling store nobody): A, which saw the
+	 * lease free during its window, must look again within a retry period and take it,
+	 * not wait out its window with the group leaderless.
+	 */
+	@Test
+	void theFirstToYieldTakesTheGroupWithinARetryPeriodWhenNotToldThatTheOtherHandedItBack() {
+		VirtualElectionScheduler time = new VirtualElectionScheduler();
+		InMemoryLeaseStore store = new InMemoryLeaseStore(time::nanoTime);
+		try (TestEngines engines = new TestEngines(time)) {
+			Candidate a = engines.candidate("a", new ToldOnlyOfItsOwnChanges(store));
+			advanceUntil(time, () -> a.election().isLeader());
+			Candidate b = engines.candidate("b", store);
+			advanceUntil(time, () -> b.engine().isRunning());
+			a.election().yieldLeadership();
+			advanceUntil(time, () -> b.election().isLeader());
+			time.advance(Duration.ofMillis(20));
+			b.election().yieldLeadership();
+			long handedBack = time.nanoTime();
+			advanceUntil(time, () -> a.election().isLeader());
+			// A's window is 2 retry periods (500 ms) from its yield: it would have taken
+			// the group about 480 ms after B handed it back.
+			assertThat(Duration.ofNanos(time.nanoTime() - handedBack)).as("time until A takes the group back")
+				.isLessThanOrEqualTo(TestEngines.TIMING.retryPeriod().plusMillis(20));
+		}
+	}
+
+	private static void advanceUntil(VirtualElectionScheduler time, BooleanSupplier condition) {
+		for (int step = 0; !condition.getAsBoolean(); step++) {
+			assertThat(step).as("steps of 1 ms").isLessThan(30_000);
+			time.advance(Duration.ofMillis(1));
+		}
+	}
+
 	private LeaderElection start(InMemoryLeaseStore store, String candidateId) {
 		return start(store, candidateId, TIMING);
 	}
@@ -89,6 +131,32 @@ class BackToBackYieldTests {
 		LeaderElection election = engine.join("orders");
 		engine.start();
 		return election;
+	}
+
+	/**
+	 * Tells the candidate of the changes it made itself (releasing or taking the lease),
+	 * and of nothing else.
+	 */
+	private static final class ToldOnlyOfItsOwnChanges extends ForwardingLeaseStore {
+
+		private final List<Runnable> watchers = new CopyOnWriteArrayList<>();
+
+		ToldOnlyOfItsOwnChanges(LeaseStore delegate) {
+			super(delegate);
+		}
+
+		@Override
+		public AutoCloseable watch(String group, Runnable onChange) {
+			this.watchers.add(onChange);
+			return () -> this.watchers.remove(onChange);
+		}
+
+		@Override
+		public void release(Lease lease, Duration timeout) {
+			super.release(lease, timeout);
+			this.watchers.forEach(Runnable::run);
+		}
+
 	}
 
 }

@@ -227,16 +227,16 @@ final class Balancer {
 	}
 
 	/**
-	 * Lists the live candidates again, between rounds, because a group that this node
-	 * holds back was first seen free after the last list was asked for, and then has each
-	 * such group look again, once. The candidate the group is held back for may be the
-	 * very one that released it: a node that stops leaves the list before it releases its
-	 * groups, and a group must not wait a retry period for a candidate that is gone (see
-	 * {@link #holdsBack}). The groups a hand-over of many releases one after another wait
-	 * together: one list answers all those seen free before it was asked for. Moves
-	 * nothing and counts no round: the plan is the rounds' business, and so is a store
-	 * that does not answer (the view is kept, and the groups wait out their hold-back, or
-	 * a failing list would be asked for over and over).
+	 * Lists (and announces) the live candidates again, between rounds, because a group
+	 * that this node holds back was first seen free after the last list was asked for,
+	 * and then has each such group look again, once. The candidate the group is held back
+	 * for may be the very one that released it: a node that stops leaves the list before
+	 * it releases its groups, and a group must not wait a retry period for a candidate
+	 * that is gone (see {@link #holdsBack}). The groups a hand-over of many releases one
+	 * after another wait together: one list answers all those seen free before it was
+	 * asked for. Moves nothing and counts no round: the plan is the rounds' business, and
+	 * so is a store that does not answer (the view is kept, and the groups wait out their
+	 * hold-back, or a failing list would be asked for over and over).
 	 */
 	private void listAgain() {
 		long asked = this.engine.nanoTime();
@@ -260,12 +260,12 @@ final class Balancer {
 		}
 		List<GroupElector> answered = new ArrayList<>();
 		boolean answeredAll = !listed;
+		// Each entry is answered once, also when the next list has started meanwhile.
 		this.waitingForList.forEach((elector, freeSince) -> {
-			if (answeredAll || asked - freeSince >= 0) {
+			if ((answeredAll || asked - freeSince >= 0) && this.waitingForList.remove(elector, freeSince)) {
 				answered.add(elector);
 			}
 		});
-		answered.forEach(this.waitingForList::remove);
 		if (listed) {
 			answered.forEach(GroupElector::lookAgainIfSeenFree);
 			if (!this.waitingForList.isEmpty()) {
@@ -362,9 +362,11 @@ final class Balancer {
 	 * share while another live candidate leads less than the ceiling of its own. The
 	 * floor, not the ceiling: the view may be a retry period old, and a candidate that
 	 * joined since has no share in it yet. When the view was asked for before the group
-	 * was seen free, this answers from it but also has the live candidates listed again
-	 * ({@link #listAgain}), after which the group is looked at again: it is not held back
-	 * a whole retry period for a candidate that has left since.
+	 * was seen free (and the hold-back is not over yet), this answers from it but also
+	 * has the live candidates listed again ({@link #listAgain}), once per group seen
+	 * free; once the list is in, the group is looked at again: it is not held back a
+	 * whole retry period for a candidate that has left since. If the list fails, the
+	 * group waits out its hold-back.
 	 * @param elector the election of the group whose lease was seen released
 	 * @param freeSinceNanos when this node first saw it released
 	 */
@@ -393,8 +395,9 @@ final class Balancer {
 	}
 
 	/**
-	 * How many groups each live candidate leads, as this node last saw it; empty when not
-	 * balancing or before the first round.
+	 * How many groups each live candidate leads, as this node last saw it (at its last
+	 * round, or a list asked for between rounds); empty when not balancing or before the
+	 * first round.
 	 */
 	Map<String, Integer> leadersByCandidate() {
 		View current = this.view;

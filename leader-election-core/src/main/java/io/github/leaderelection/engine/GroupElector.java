@@ -129,8 +129,9 @@ final class GroupElector implements LeaderElection {
 	private boolean roundCallPending;
 
 	/**
-	 * When this elector first saw the lease released (balancing's hold-back counts from
-	 * then); 0 until it sees it, and again once it sees it led. Guarded by this.
+	 * When this elector first saw the lease released, once past any stay-out, while
+	 * balancing (its hold-back counts from then); 0 until it sees it, and again once it
+	 * sees it led. Guarded by this.
 	 */
 	private long freeSinceNanos;
 
@@ -951,9 +952,12 @@ final class GroupElector implements LeaderElection {
 				return NEXT_ROUND;
 			}
 			if (stayOut > 0) {
-				// Try the moment the window after a yield ends, not a retry period later:
-				// after back-to-back yields the one that yielded first must be back in
-				// the race before the one that yielded last, whose window ends later.
+				// The last retry period of the window: try the moment it ends, not a
+				// retry period later. After back-to-back yields the one that yielded
+				// first must be back in the race before the one that yielded last, whose
+				// window ends later. (A look in the window's last period sets this; the
+				// node's rounds come once a period, so one falls there unless a slow
+				// store made the rounds skip one.)
 				return stayOut;
 			}
 		}

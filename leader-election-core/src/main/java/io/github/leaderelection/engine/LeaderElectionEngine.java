@@ -214,8 +214,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 	/**
 	 * How many of this engine's groups each live candidate leads, as this engine last
-	 * counted them (once per retry period); empty unless balancing, and until the first
-	 * count. No I/O.
+	 * counted them (once per retry period, and when a group it holds back was released
+	 * after the last count); empty unless balancing, and until the first count. No I/O.
 	 */
 	public Map<String, Integer> leadersByCandidate() {
 		return (this.balancer != null) ? this.balancer.leadersByCandidate() : Map.of();

@@ -1,6 +1,5 @@
 package io.github.leaderelection.chaos;
 
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -9,14 +8,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.leaderelection.engine.ElectionScheduler;
+import io.github.leaderelection.engine.StoreThreads;
 
 /**
- * The engine's threads as it makes them itself (one timer, two store threads), on a
- * monotonic clock that can run at another rate than real time: a node whose clock is
- * skewed against the store's, without touching the real clock that the records are
- * stamped with (libfaketime would move both). The clock is real time scaled piece by
- * piece: it never goes back and never jumps, whatever rate is set; it may read a little
- * ahead of the pieces (never behind), which only ends a belief sooner.
+ * The engine's threads as it makes them itself (one timer, two store threads that run
+ * renewals first), on a monotonic clock that can run at another rate than real time: a
+ * node whose clock is skewed against the store's, without touching the real clock that
+ * the records are stamped with (libfaketime would move both). The clock is real time
+ * scaled piece by piece: it never goes back and never jumps, whatever rate is set; it may
+ * read a little ahead of the pieces (never behind), which only ends a belief sooner.
  */
 final class SkewableScheduler implements ElectionScheduler {
 
@@ -29,7 +29,7 @@ final class SkewableScheduler implements ElectionScheduler {
 
 	private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DAEMONS);
 
-	private final ExecutorService store = Executors.newFixedThreadPool(2, DAEMONS);
+	private final StoreThreads store = new StoreThreads(2, DAEMONS);
 
 	/** Real time and skewed time when the rate last changed, and the rate since. */
 	private record Segment(long realStart, long skewedStart, double rate) {
@@ -87,6 +87,11 @@ final class SkewableScheduler implements ElectionScheduler {
 	@Override
 	public void execute(Runnable task) {
 		this.store.execute(task);
+	}
+
+	@Override
+	public void executeFirst(Runnable task) {
+		this.store.executeFirst(task);
 	}
 
 }

@@ -439,7 +439,12 @@ final class GroupElector implements LeaderElection {
 			return;
 		}
 		if (this.attemptRunning.compareAndSet(false, true)) {
-			if (!this.engine.executeStoreTask(this::runAttempts)) {
+			boolean renews;
+			synchronized (this) {
+				renews = this.held != null && this.releasing == null;
+			}
+			if (!(renews ? this.engine.executeRenewal(this::runAttempts)
+					: this.engine.executeStoreTask(this::runAttempts))) {
 				this.attemptRunning.set(false);
 			}
 		}

@@ -288,7 +288,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		}
 		leaveAll(stopping);
 		if (this.ownThreads != null) {
-			this.ownThreads.store.shutdownNow();
+			this.ownThreads.store.executor().shutdownNow();
 		}
 		this.notifierExecutor.shutdown();
 		awaitThreads();
@@ -303,7 +303,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
 		try {
 			List<ExecutorService> pools = (this.ownThreads != null)
-					? List.of(this.ownThreads.timer, this.ownThreads.store, this.notifierExecutor)
+					? List.of(this.ownThreads.timer, this.ownThreads.store.executor(), this.notifierExecutor)
 					: List.of(this.notifierExecutor);
 			for (ExecutorService pool : pools) {
 				if (!pool.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -380,11 +380,29 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	}
 
 	boolean executeStoreTask(Runnable task) {
+		return executeStoreTask(task, false);
+	}
+
+	/**
+	 * Runs a store task that renews leases ahead of those waiting (see
+	 * {@link ElectionScheduler#executeFirst}).
+	 * @return false if the engine is closing and the task will not run
+	 */
+	boolean executeRenewal(Runnable task) {
+		return executeStoreTask(task, true);
+	}
+
+	private boolean executeStoreTask(Runnable task, boolean first) {
 		if (this.closing) {
 			return false;
 		}
 		try {
-			this.scheduler.execute(unlessClosed(task));
+			if (first) {
+				this.scheduler.executeFirst(unlessClosed(task));
+			}
+			else {
+				this.scheduler.execute(unlessClosed(task));
+			}
 			return true;
 		}
 		catch (RejectedExecutionException ex) {
@@ -409,13 +427,12 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 		final ScheduledThreadPoolExecutor timer;
 
-		final ThreadPoolExecutor store;
+		final StoreThreads store;
 
 		OwnThreads(int storeThreads) {
 			this.timer = new ScheduledThreadPoolExecutor(1, threads("leader-election-timer"));
 			this.timer.setRemoveOnCancelPolicy(true);
-			this.store = new ThreadPoolExecutor(storeThreads, storeThreads, 0, TimeUnit.MILLISECONDS,
-					new LinkedBlockingQueue<>(), threads("leader-election-store"));
+			this.store = new StoreThreads(storeThreads, threads("leader-election-store"));
 		}
 
 		@Override
@@ -431,6 +448,11 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		@Override
 		public void execute(Runnable task) {
 			this.store.execute(task);
+		}
+
+		@Override
+		public void executeFirst(Runnable task) {
+			this.store.executeFirst(task);
 		}
 
 	}

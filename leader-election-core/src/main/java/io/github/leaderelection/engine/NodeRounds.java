@@ -92,7 +92,7 @@ final class NodeRounds {
 		}
 		while (this.nextRoundNanos - now <= 0);
 		this.engine.schedule(this::due, this.nextRoundNanos - now);
-		this.engine.executeStoreTask(this::renewRound);
+		this.engine.executeRenewal(this::renewRound);
 		this.engine.executeStoreTask(this::readRound);
 		Balancer balancer = this.engine.balancer();
 		if (balancer != null && this.balancing.compareAndSet(false, true)) {

@@ -288,7 +288,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		}
 		leaveAll(stopping);
 		if (this.ownThreads != null) {
-			this.ownThreads.store.executor().shutdownNow();
+			this.ownThreads.store.shutdownNow();
 		}
 		this.notifierExecutor.shutdown();
 		awaitThreads();

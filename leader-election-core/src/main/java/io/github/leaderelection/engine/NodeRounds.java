@@ -92,7 +92,17 @@ final class NodeRounds {
 		}
 		while (this.nextRoundNanos - now <= 0);
 		this.engine.schedule(this::due, this.nextRoundNanos - now);
-		this.engine.executeRenewal(this::renewRound);
+		// One renewal round queued or on its way at a time. Renewals run first on the
+		// store threads, so a round that takes longer than a period would otherwise be
+		// followed by the next at once, and with one store thread nothing else would run.
+		if (this.renewing.compareAndSet(false, true)) {
+			if (!this.engine.executeRenewal(this::renewRound)) {
+				this.renewing.set(false);
+			}
+		}
+		else {
+			logger.debug("Skipping a renewal round: the last one is still on its way");
+		}
 		this.engine.executeStoreTask(this::readRound);
 		Balancer balancer = this.engine.balancer();
 		if (balancer != null && this.balancing.compareAndSet(false, true)) {
@@ -108,10 +118,6 @@ final class NodeRounds {
 	}
 
 	private void renewRound() {
-		if (!this.renewing.compareAndSet(false, true)) {
-			logger.debug("Skipping a renewal round: the last one is still on its way");
-			return;
-		}
 		try {
 			renewAll();
 		}

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The store threads an engine makes for itself, for an {@link ElectionScheduler} of one's
  * own that wants the same: a fixed number of threads whose queue puts the tasks that
  * renew leases first ({@link ElectionScheduler#executeFirst}), each kind in the order
- * submitted.
+ * submitted. A renewal still waits for the store calls already on their way.
  */
 public final class StoreThreads {
 
@@ -38,8 +38,18 @@ public final class StoreThreads {
 		this.executor.execute(new Task(task, true, this.submitted.incrementAndGet()));
 	}
 
-	/** The threads, to shut down and wait for. */
-	public ExecutorService executor() {
+	/**
+	 * Stops the threads: the tasks waiting do not run, and those running are interrupted.
+	 */
+	public void shutdownNow() {
+		this.executor.shutdownNow();
+	}
+
+	/**
+	 * The threads, for the engine to wait for; not for tasks of one's own, which the
+	 * queue cannot order.
+	 */
+	ExecutorService executor() {
 		return this.executor;
 	}
 

@@ -200,8 +200,7 @@ final class Balancer {
 	 */
 	private @Nullable Map<String, Integer> announce(boolean ready) {
 		try {
-			Map<String, Integer> live = this.store.keepCandidateAlive(this.self, ready ? this.weight : 0,
-					this.engine.timing().leaseDuration(), this.engine.timing().storeCallTimeout());
+			Map<String, Integer> live = keepAlive(ready);
 			this.failing = false;
 			return live;
 		}
@@ -213,6 +212,12 @@ final class Balancer {
 			this.failing = true;
 			return null;
 		}
+	}
+
+	/** Keeps this node on the list, with no share while it is not ready, and lists it. */
+	private Map<String, Integer> keepAlive(boolean ready) {
+		return this.store.keepCandidateAlive(this.self, ready ? this.weight : 0, this.engine.timing().leaseDuration(),
+				this.engine.timing().storeCallTimeout());
 	}
 
 	/** The view of the live candidates listed, less those left out for now. */
@@ -246,9 +251,7 @@ final class Balancer {
 				if (this.left) {
 					return;
 				}
-				Map<String, Integer> live = this.store.keepCandidateAlive(this.self, this.ready ? this.weight : 0,
-						this.engine.timing().leaseDuration(), this.engine.timing().storeCallTimeout());
-				this.view = viewOf(live, asked, this.engine.nanoTime());
+				this.view = viewOf(keepAlive(this.ready), asked, this.engine.nanoTime());
 				listed = true;
 			}
 		}

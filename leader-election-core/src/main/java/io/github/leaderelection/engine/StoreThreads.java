@@ -28,7 +28,7 @@ public final class StoreThreads {
 				new PriorityBlockingQueue<>(), threadFactory);
 	}
 
-	/** Runs a store task after those submitted before it. */
+	/** Runs a store task after the renewals waiting and the tasks submitted before it. */
 	public void execute(Runnable task) {
 		this.executor.execute(new Task(task, false, this.submitted.incrementAndGet()));
 	}

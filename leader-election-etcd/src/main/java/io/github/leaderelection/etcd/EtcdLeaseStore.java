@@ -39,6 +39,7 @@ import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.etcd.NodeLeases.NodeLease;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.SeenTerms;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -131,7 +132,7 @@ public class EtcdLeaseStore implements LeaseStore {
 	private final Map<String, GroupRecord> written = new ConcurrentHashMap<>();
 
 	/** The highest term this store saw per group: terms survive a wiped etcd. */
-	private final Map<String, Long> seenTerms = new ConcurrentHashMap<>();
+	private final SeenTerms seenTerms = new SeenTerms("etcd");
 
 	public EtcdLeaseStore(Client client) {
 		this(client, DEFAULT_NAMESPACE);
@@ -280,7 +281,7 @@ public class EtcdLeaseStore implements LeaseStore {
 			return null;
 		}
 		GroupRecord record = Objects.requireNonNull(heard.state().record());
-		return (record.term() >= this.seenTerms.getOrDefault(group, 0L)) ? heard.state() : null;
+		return (record.term() >= this.seenTerms.seen(group)) ? heard.state() : null;
 	}
 
 	/** Keeps what a read would find if the watch's news tells it all; else forgets. */
@@ -363,8 +364,7 @@ public class EtcdLeaseStore implements LeaseStore {
 		Optional<GroupRecord> record = Optional.ofNullable(state.record());
 		// etcd lost what this store saw (a wiped cluster, a restore from an older
 		// snapshot): the holder of the lost term may still believe it leads.
-		long seen = this.seenTerms.getOrDefault(group, 0L);
-		boolean lost = record.map((current) -> current.term() < seen).orElse(seen > 0);
+		boolean lost = this.seenTerms.isLost(group, record.map(GroupRecord::term).orElse(null));
 		long fenceId = 0;
 		long fenceSeconds = -1;
 		if (record.isPresent()) {
@@ -392,14 +392,12 @@ public class EtcdLeaseStore implements LeaseStore {
 			}
 		}
 		Duration activeIn = (fenceSeconds >= 0) ? Duration.ofSeconds(fenceSeconds) : Duration.ZERO;
+		long term = nextTerm(group, record);
 		if (lost) {
-			logger.warn(
-					"The lease record of group '{}' in etcd is missing or older than term {}, which this instance "
-							+ "saw: etcd lost data. The new holder waits one lease duration before it acts",
-					group, seen);
-			activeIn = max(activeIn, Duration.ofSeconds(ttlSeconds(leaseDuration)));
+			this.seenTerms.warnLost(group, term);
+			activeIn = SeenTerms.activeIn(activeIn, Duration.ofSeconds(ttlSeconds(leaseDuration)));
 		}
-		return new Grant(group, record, nextTerm(group, record), fenceId, activeIn);
+		return new Grant(group, record, term, fenceId, activeIn);
 	}
 
 	/**
@@ -883,13 +881,17 @@ public class EtcdLeaseStore implements LeaseStore {
 			.thenApply((response) -> response.isSucceeded() ? response.getHeader().getRevision() : -1);
 	}
 
+	/**
+	 * The term of the next grant. etcd tells no time, so the floor of a grant on a lost
+	 * record is this machine's clock: a floor for terms only, never a judge of expiry.
+	 */
 	private long nextTerm(String group, Optional<GroupRecord> record) {
-		long stored = record.map(GroupRecord::term).orElse(0L);
-		return Math.max(stored, this.seenTerms.getOrDefault(group, 0L)) + 1;
+		return this.seenTerms.nextTerm(group, record.map(GroupRecord::term).orElse(null),
+				System.currentTimeMillis() * 1000);
 	}
 
 	private void remember(String group, long term) {
-		this.seenTerms.merge(group, term, Math::max);
+		this.seenTerms.saw(group, term);
 	}
 
 	// etcd leases
@@ -911,10 +913,6 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	private static Duration remaining(long ttlSeconds) {
 		return (ttlSeconds < 0) ? Duration.ZERO : Duration.ofSeconds(ttlSeconds + 1);
-	}
-
-	private static Duration max(Duration a, Duration b) {
-		return (a.compareTo(b) >= 0) ? a : b;
 	}
 
 	static ByteSequence bytes(String value) {

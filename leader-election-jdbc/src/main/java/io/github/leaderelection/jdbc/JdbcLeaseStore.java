@@ -19,6 +19,7 @@ import javax.sql.DataSource;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.SeenTerms;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -63,6 +64,8 @@ public class JdbcLeaseStore implements LeaseStore {
 	private final @Nullable PostgresNotifications notifications;
 
 	private final Object sqlMonitor = new Object();
+
+	private final SeenTerms seenTerms = new SeenTerms("jdbc");
 
 	private volatile @Nullable LeaseSql sql;
 
@@ -186,7 +189,8 @@ public class JdbcLeaseStore implements LeaseStore {
 
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
-		return execute("read the lease of", group, timeout, (connection, sql) -> read(connection, sql, group, timeout));
+		return execute("read the lease of", group, timeout,
+				(connection, sql) -> seen(read(connection, sql, group, timeout)));
 	}
 
 	@Override
@@ -195,13 +199,14 @@ public class JdbcLeaseStore implements LeaseStore {
 		long millis = leaseDuration.toMillis();
 		return execute("acquire the lease of", group, timeout, (connection, sql) -> {
 			Optional<Lease> taken = takeOver(connection, sql, group, candidateId, millis, timeout);
-			if (taken.isPresent() || read(connection, sql, group, timeout).isPresent()) {
+			if (taken.isPresent() || seen(read(connection, sql, group, timeout)).isPresent()) {
 				return taken;
 			}
 			try {
 				return transaction(connection, () -> {
 					update(connection, sql.insert(), timeout, group, candidateId, 1L, millis);
-					return read(connection, sql, group, timeout);
+					return Optional.of(recoverIfLost(connection, sql, readTaken(connection, sql, group, timeout),
+							millis, timeout));
 				});
 			}
 			catch (SQLException ex) {
@@ -260,9 +265,11 @@ public class JdbcLeaseStore implements LeaseStore {
 			return new LinkedHashMap<>();
 		}
 		long deadline = System.nanoTime() + timeout.toNanos();
+		long millis = leaseDuration.toMillis();
 		return execute("acquire the leases of " + distinct.size() + " groups", timeout,
 				(connection, sql) -> LeaseAcquisitions.acquire(connection, batchSql(connection, sql, deadline),
-						distinct, candidateId, leaseDuration.toMillis(), deadline));
+						distinct, candidateId, millis, deadline, (lease) -> recoverIfLost(connection, sql, lease,
+								millis, SqlRunner.remaining(connection, deadline))));
 	}
 
 	/**
@@ -299,8 +306,10 @@ public class JdbcLeaseStore implements LeaseStore {
 			return new LinkedHashMap<>();
 		}
 		long deadline = System.nanoTime() + timeout.toNanos();
-		return execute("read the leases of " + distinct.size() + " groups", timeout, (connection, sql) -> LeaseBatches
-			.read(connection, batchSql(connection, sql, deadline), distinct, false, deadline));
+		Map<String, Lease> leases = execute("read the leases of " + distinct.size() + " groups", timeout, (connection,
+				sql) -> LeaseBatches.read(connection, batchSql(connection, sql, deadline), distinct, false, deadline));
+		leases.values().forEach(this::seen);
+		return leases;
 	}
 
 	/**
@@ -435,7 +444,44 @@ public class JdbcLeaseStore implements LeaseStore {
 			Duration timeout) throws SQLException {
 		return transaction(connection,
 				() -> (update(connection, sql.acquire(), timeout, candidateId, millis, group, candidateId) > 0)
-						? read(connection, sql, group, timeout) : Optional.empty());
+						? Optional.of(recoverIfLost(connection, sql, readTaken(connection, sql, group, timeout), millis,
+								timeout))
+						: Optional.empty());
+	}
+
+	private static Lease readTaken(Connection connection, LeaseSql sql, String group, Duration timeout)
+			throws SQLException {
+		return read(connection, sql, group, timeout)
+			.orElseThrow(() -> new SQLException("The row of group '" + group + "' vanished while locked"));
+	}
+
+	/**
+	 * Called in the transaction that took the lease, with the lease taken: a lease taken
+	 * on a record that was missing or older than a term seen gets a term above every term
+	 * seen and above the database clock in microseconds, and its holder waits one lease
+	 * duration before it acts (see {@link SeenTerms}).
+	 */
+	private Lease recoverIfLost(Connection connection, LeaseSql sql, Lease taken, long millis, Duration timeout)
+			throws SQLException {
+		String group = taken.group();
+		if (!this.seenTerms.isLostGrant(group, taken.term())) {
+			return seen(taken);
+		}
+		long term = this.seenTerms.nextTerm(group, taken.term() - 1, 0);
+		update(connection, sql.recover(), timeout, term, millis, group, taken.holder(), taken.term());
+		Lease recovered = seen(readTaken(connection, sql, group, timeout));
+		this.seenTerms.warnLost(group, recovered.term());
+		return recovered;
+	}
+
+	private Optional<Lease> seen(Optional<Lease> lease) {
+		lease.ifPresent(this::seen);
+		return lease;
+	}
+
+	private Lease seen(Lease lease) {
+		this.seenTerms.saw(lease.group(), lease.term());
+		return lease;
 	}
 
 	static Optional<Lease> read(Connection connection, LeaseSql sql, String group, Duration timeout)

@@ -38,30 +38,31 @@ final class LeaseAcquisitions {
 	}
 
 	/**
-	 * Takes the groups' leases for the candidate where each may be taken.
+	 * Takes the groups' leases for the candidate where each may be taken, in one
+	 * transaction that also passes each lease taken through {@code check} (which may
+	 * write it again) before it commits.
 	 * @param groups distinct groups
 	 * @return the leases taken, by group as asked for, in the order asked for
 	 */
 	static Map<String, Lease> acquire(Connection connection, BatchSql batch, Set<String> groups, String candidateId,
-			long millis, long deadline) throws SQLException {
+			long millis, long deadline, TakenLeaseCheck check) throws SQLException {
 		Set<String> sorted = new LinkedHashSet<>(new TreeSet<>(groups));
-		Map<String, Lease> taken = batch.acquireReturnsLeases()
-				? takeReturning(connection, batch, sorted, candidateId, millis, deadline)
-				: takeThenRead(connection, batch, sorted, candidateId, millis, deadline);
-		Map<String, Lease> inOrder = new LinkedHashMap<>();
-		for (String group : groups) {
-			Lease lease = taken.get(group);
-			if (lease != null) {
-				inOrder.put(group, lease);
+		return transaction(connection, () -> {
+			Map<String, Lease> taken = batch.acquireReturnsLeases()
+					? takeReturning(connection, batch, sorted, candidateId, millis, deadline)
+					: takeThenRead(connection, batch, sorted, candidateId, millis, deadline);
+			Map<String, Lease> inOrder = new LinkedHashMap<>();
+			for (String group : groups) {
+				Lease lease = taken.get(group);
+				if (lease != null) {
+					inOrder.put(group, check.check(lease));
+				}
 			}
-		}
-		return inOrder;
+			return inOrder;
+		});
 	}
 
-	/**
-	 * PostgreSQL and H2: statements that yield the leases they took. Each is atomic on
-	 * its own, so they need no transaction.
-	 */
+	/** PostgreSQL and H2: statements that yield the leases they took. */
 	private static Map<String, Lease> takeReturning(Connection connection, BatchSql batch, Set<String> groups,
 			String candidateId, long millis, long deadline) throws SQLException {
 		Map<String, Lease> rows = new HashMap<>();
@@ -122,22 +123,28 @@ final class LeaseAcquisitions {
 	 */
 	private static Map<String, Lease> takeThenRead(Connection connection, BatchSql batch, Set<String> groups,
 			String candidateId, long millis, long deadline) throws SQLException {
-		return transaction(connection, () -> {
-			for (List<String> chunk : batch.perStatement(List.copyOf(groups))) {
-				Bound upsert = batch.acquire(chunk, candidateId, millis);
-				try (PreparedStatement statement = prepare(connection, upsert.sql(), remaining(connection, deadline),
-						upsert.parameters())) {
-					statement.executeUpdate();
-				}
+		for (List<String> chunk : batch.perStatement(List.copyOf(groups))) {
+			Bound upsert = batch.acquire(chunk, candidateId, millis);
+			try (PreparedStatement statement = prepare(connection, upsert.sql(), remaining(connection, deadline),
+					upsert.parameters())) {
+				statement.executeUpdate();
 			}
-			Map<String, Lease> taken = new HashMap<>();
-			LeaseBatches.read(connection, batch, groups, true, deadline).forEach((group, lease) -> {
-				if (lease.isHeldBy(candidateId)) {
-					taken.put(group, lease);
-				}
-			});
-			return taken;
+		}
+		Map<String, Lease> taken = new HashMap<>();
+		LeaseBatches.read(connection, batch, groups, true, deadline).forEach((group, lease) -> {
+			if (lease.isHeldBy(candidateId)) {
+				taken.put(group, lease);
+			}
 		});
+		return taken;
+	}
+
+	/** What is done with each lease taken before the transaction that took it commits. */
+	@FunctionalInterface
+	interface TakenLeaseCheck {
+
+		Lease check(Lease taken) throws SQLException;
+
 	}
 
 }

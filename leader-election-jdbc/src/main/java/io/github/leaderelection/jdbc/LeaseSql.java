@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #candidates()}.
  */
 record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, String renew, String release,
-		String force, String clear, String verify, @Nullable String announce, CandidateSql candidates) {
+		String force, String clear, String recover, String verify, @Nullable String announce, CandidateSql candidates) {
 
 	private static final String DDL = """
 			CREATE TABLE IF NOT EXISTS {table} (
@@ -56,6 +56,12 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 			+ "WHERE group_name = ? AND (holder_id IS NULL OR holder_id <> ?)";
 
 	private static final String CLEAR = "UPDATE {table} SET holder_id = NULL WHERE group_name = ?";
+
+	// A grant just made on a lost record (SeenTerms), in the transaction that made it:
+	// a term above every term seen and above the database clock in microseconds, and a
+	// wait of one lease duration. No assignment reads a column assigned before it.
+	private static final String RECOVER = "UPDATE {table} SET term = GREATEST(?, {now} * 1000), "
+			+ "active_from_ms = GREATEST(active_from_ms, {now} + ?) WHERE group_name = ? AND holder_id = ? AND term = ?";
 
 	private static final String VERIFY = "SELECT group_name, holder_id, term, active_from_ms, lease_until_ms "
 			+ "FROM {table} WHERE 1 = 0";
@@ -126,7 +132,8 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 			.replace("{now}", dialect.nowMillis());
 		return new LeaseSql(dialect, render.apply(READ), render.apply(ACQUIRE), render.apply(INSERT),
 				render.apply(RENEW), render.apply(RELEASE), render.apply(FORCE), render.apply(CLEAR),
-				render.apply(VERIFY), dialect.announce(), CandidateSql.of(dialect, TableName.candidates(table)));
+				render.apply(RECOVER), render.apply(VERIFY), dialect.announce(),
+				CandidateSql.of(dialect, TableName.candidates(table)));
 	}
 
 	private static String placeholders(String one, int count) {

@@ -1,0 +1,107 @@
+package io.github.leaderelection.spi;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The highest term a store instance has seen of each group, and the one recipe every
+ * store follows when its own data turns out to be lost or changed by hand: a record
+ * deleted, the data wiped, an older snapshot restored, a term lowered.
+ *
+ * <p>
+ * A grant on a record that is missing, or whose term is below a term seen, is
+ * {@linkplain #isLost lost}: the holder of the lost term may still believe it leads for
+ * up to a lease duration, so the new holder waits {@linkplain #activeIn one lease
+ * duration} before it acts, and takes a {@linkplain #nextTerm term} above every term seen
+ * and above a clock reading in microseconds, so that no term is used twice and fenced
+ * writes keep being accepted. A record whose term is not positive is lost too, whatever
+ * was seen: terms are positive.
+ *
+ * <p>
+ * NOTE: an instance knows only what it has seen. An instance that starts after the data
+ * was lost, before any other instance has written the group again, cannot tell a lost
+ * group from one never led, and grants it at once; see the security page for the writes
+ * to the election's data that the guarantees cover.
+ */
+public final class SeenTerms {
+
+	private static final Logger logger = LoggerFactory.getLogger(SeenTerms.class);
+
+	private final Map<String, Long> terms = new ConcurrentHashMap<>();
+
+	private final String backend;
+
+	/**
+	 * @param backend the store's {@link LeaseStore#backend() name}, for the warning
+	 */
+	public SeenTerms(String backend) {
+		this.backend = Objects.requireNonNull(backend, "backend");
+	}
+
+	/** Remembers a term read or granted; a lower one than seen before changes nothing. */
+	public void saw(String group, long term) {
+		this.terms.merge(group, term, Math::max);
+	}
+
+	/** The highest term seen of the group, 0 if none. */
+	public long seen(String group) {
+		return this.terms.getOrDefault(group, 0L);
+	}
+
+	/**
+	 * Whether a record shows that the store lost what this instance saw of the group.
+	 * @param storedTerm the record's term, or {@code null} when the group has no record
+	 */
+	public boolean isLost(String group, @Nullable Long storedTerm) {
+		if (storedTerm == null) {
+			return seen(group) > 0;
+		}
+		return storedTerm < seen(group) || storedTerm < 0;
+	}
+
+	/**
+	 * Whether a grant that the store made on its own, with the term the stored one plus
+	 * one, was made on a lost record: a grant needs {@linkplain #nextTerm another term}
+	 * then.
+	 */
+	public boolean isLostGrant(String group, long grantedTerm) {
+		return grantedTerm <= Math.max(0, seen(group));
+	}
+
+	/**
+	 * The term of the next grant of the group.
+	 * @param storedTerm the record's term, or {@code null} when the group has no record
+	 * @param clockMicros a clock reading in microseconds, the store's where it has one: a
+	 * floor for the term of a grant on a lost record, never a judge of expiry
+	 */
+	public long nextTerm(String group, @Nullable Long storedTerm, long clockMicros) {
+		long stored = (storedTerm != null) ? storedTerm : 0;
+		if (!isLost(group, storedTerm)) {
+			return Math.max(stored, 0) + 1;
+		}
+		return Math.max(Math.max(stored, seen(group)) + 1, clockMicros);
+	}
+
+	/**
+	 * How long the new holder of a lost record waits before it acts: at least the lease
+	 * duration, since the holder of the lost term may believe that long.
+	 * @param otherWait the wait the grant has for other reasons
+	 */
+	public static Duration activeIn(Duration otherWait, Duration leaseDuration) {
+		return (otherWait.compareTo(leaseDuration) >= 0) ? otherWait : leaseDuration;
+	}
+
+	/** Logs, once per grant, that a record was found lost and what follows. */
+	public void warnLost(String group, long newTerm) {
+		logger.warn("The lease record of group '{}' in the {} store is missing or older than term {}, which this "
+				+ "instance saw: the store lost data, or it was changed by hand. The new holder takes term {} and "
+				+ "waits one lease duration before it acts", group, this.backend, seen(group), newTerm);
+	}
+
+}

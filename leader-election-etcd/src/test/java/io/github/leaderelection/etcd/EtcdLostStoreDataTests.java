@@ -1,0 +1,109 @@
+package io.github.leaderelection.etcd;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.DeleteOption;
+import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.test.store.LostStoreDataContractTests;
+import io.github.leaderelection.testing.TestEtcd;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * A lost record in etcd: keys deleted, older values put back and terms lowered with plain
+ * key-value calls, as an operator or a restore from an older snapshot would.
+ */
+class EtcdLostStoreDataTests extends LostStoreDataContractTests {
+
+	private static final String NAMESPACE = "lost-tests-" + UUID.randomUUID().toString().substring(0, 8);
+
+	private static TestEtcd etcd;
+
+	private static Client client;
+
+	@BeforeAll
+	static void startEtcd() throws Exception {
+		etcd = TestEtcd.start(Path.of("target/etcd/lost"));
+		client = Client.builder().endpoints(etcd.endpoint()).build();
+	}
+
+	@AfterAll
+	static void stopEtcd() throws Exception {
+		if (client != null) {
+			client.close();
+		}
+		if (etcd != null) {
+			etcd.close();
+		}
+	}
+
+	@Override
+	protected LeaseStore createStore() {
+		return new EtcdLeaseStore(client, NAMESPACE);
+	}
+
+	@Override
+	protected void delete(List<String> groups) {
+		for (String group : groups) {
+			try {
+				client.getKVClient()
+					.delete(key(group, ""), DeleteOption.builder().isPrefix(true).build())
+					.get(5, TimeUnit.SECONDS);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
+	}
+
+	@Override
+	protected Object copy(String group) {
+		return record(group);
+	}
+
+	@Override
+	protected void restore(String group, Object copy) {
+		put(group, (String) copy);
+	}
+
+	@Override
+	protected void setTerm(String group, long term) {
+		String record = record(group);
+		put(group, term + record.substring(record.indexOf(' ')));
+	}
+
+	private static String record(String group) {
+		try {
+			return client.getKVClient()
+				.get(key(group, "record"))
+				.get(5, TimeUnit.SECONDS)
+				.getKvs()
+				.get(0)
+				.getValue()
+				.toString(StandardCharsets.UTF_8);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static void put(String group, String record) {
+		try {
+			client.getKVClient().put(key(group, "record"), EtcdLeaseStore.bytes(record)).get(5, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static ByteSequence key(String group, String name) {
+		return EtcdLeaseStore.bytes(NAMESPACE + "/groups/" + EtcdLeaseStore.encode(group) + "/" + name);
+	}
+
+}

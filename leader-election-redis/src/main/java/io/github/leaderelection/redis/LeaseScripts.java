@@ -56,37 +56,40 @@ enum LeaseScripts {
 
 	/**
 	 * ARGV: candidate, lease milliseconds, highest term the calling store has seen of the
-	 * group. Returns {@code {holder, term, expiresInMs, activeInMs}}, or nothing when
+	 * group. Returns {@code {holder, term, expiresInMs, activeInMs, lost}}, {@code lost}
+	 * being 1 when the record was missing or older than the term seen, or nothing when
 	 * another candidate holds a live lease.
 	 */
 	ACQUIRE("""
 			local candidate, duration = ARGV[1], tonumber(ARGV[2])
 			local now, micros = clock()
-			local term, active_from = take(KEYS[1], KEYS[2], candidate, duration, tonumber(ARGV[3]), now, micros)
+			local term, active_from, lost = take(KEYS[1], KEYS[2], candidate, duration, tonumber(ARGV[3]), now,
+			  micros)
 			if not term then
 			  return {}
 			end
-			return {candidate, term, duration, active_from - now}
+			return {candidate, term, duration, active_from - now, lost}
 			"""),
 
 	/**
 	 * KEYS: the lease and the record of each group in turn; ARGV: candidate, lease
 	 * milliseconds, then the highest term the calling store has seen of each group in
 	 * turn. Takes each group as {@link #ACQUIRE} would, all at one instant, and returns
-	 * {@code {position, term, activeInMs, ...}} for each group taken (positions from 1),
-	 * nothing for a group that another candidate holds.
+	 * {@code {position, term, activeInMs, lost, ...}} for each group taken (positions
+	 * from 1), nothing for a group that another candidate holds.
 	 */
 	ACQUIRE_ALL("""
 			local candidate, duration = ARGV[1], tonumber(ARGV[2])
 			local now, micros = clock()
 			local taken = {}
 			for i = 1, #KEYS / 2 do
-			  local term, active_from = take(KEYS[2 * i - 1], KEYS[2 * i], candidate, duration, tonumber(ARGV[i + 2]),
-			    now, micros)
+			  local term, active_from, lost = take(KEYS[2 * i - 1], KEYS[2 * i], candidate, duration,
+			    tonumber(ARGV[i + 2]), now, micros)
 			  if term then
 			    taken[#taken + 1] = i
 			    taken[#taken + 1] = term
 			    taken[#taken + 1] = active_from - now
+			    taken[#taken + 1] = lost
 			  end
 			end
 			return taken
@@ -332,7 +335,8 @@ enum LeaseScripts {
 			end
 			-- What ACQUIRE does for one group, judged at the instant now (micros in microseconds): takes
 			-- the lease for the candidate unless another candidate holds it live, and returns the new
-			-- term and the instant from which the candidate may act; nothing when it was not taken.
+			-- term, the instant from which the candidate may act, and 1 when the record was missing or
+			-- older than the term seen (SeenTerms), else 0; nothing when it was not taken.
 			local function take(lease_key, record_key, candidate, duration, seen, now, micros)
 			  local rec, live = record(record_key), lease(lease_key)
 			  if live and live.holder ~= candidate then
@@ -365,7 +369,8 @@ enum LeaseScripts {
 			  redis.call('SET', lease_key, int(term) .. ':' .. candidate, 'PX', duration)
 			  redis.call('HSET', record_key, 'holder', candidate, 'term', int(term), 'lease_end', int(now + duration),
 			    'active_from', int(active_from), 'server', server)
-			  return term, active_from
+			  local lost = (not rec and seen > 0) or (rec and (rec.term < seen or rec.term < 0))
+			  return term, active_from, lost and 1 or 0
 			end
 			-- What RELEASE does for one group: only the exact holder and term end the lease, at once but
 			-- not before active_from, since until then the holder before this one may still act.

@@ -21,6 +21,7 @@ import java.util.stream.Collectors;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.SeenTerms;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -89,7 +90,7 @@ public class RedisLeaseStore implements LeaseStore {
 	private final LeaseCalls calls;
 
 	/** The highest term this store has seen of each group: a record below it was lost. */
-	private final Map<String, Long> seenTerms = new ConcurrentHashMap<>();
+	private final SeenTerms seenTerms = new SeenTerms("redis");
 
 	private final LeaseEvents events;
 
@@ -151,8 +152,12 @@ public class RedisLeaseStore implements LeaseStore {
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
 		LeaseCalls.Call call = call("acquire the lease of", group, timeout, this.waitsForReplicas);
-		Optional<Lease> lease = toLease(group, call.run(LeaseScripts.ACQUIRE,
-				script(List.of(group), List.of(candidateId, millis(leaseDuration), seenTerm(group)))));
+		List<Object> reply = call.run(LeaseScripts.ACQUIRE,
+				script(List.of(group), List.of(candidateId, millis(leaseDuration), seenTerm(group))));
+		Optional<Lease> lease = toLease(group, reply);
+		if (lease.isPresent() && Long.valueOf(1).equals(reply.get(4))) {
+			this.seenTerms.warnLost(group, lease.get().term());
+		}
 		if (lease.isPresent() && !call.replicated()) {
 			// Never acted on: give it back quietly (an announcement would only make
 			// every follower try, and fail, at once), so that nobody waits for it to
@@ -204,10 +209,13 @@ public class RedisLeaseStore implements LeaseStore {
 		Map<String, Lease> taken = new HashMap<>();
 		for (int i = 0; i < batches.size(); i++) {
 			List<Object> reply = replies.get(i);
-			for (int j = 0; j < reply.size(); j += 3) {
+			for (int j = 0; j < reply.size(); j += 4) {
 				String group = batches.get(i).get(((Long) reply.get(j)).intValue() - 1);
 				long term = (Long) reply.get(j + 1);
-				this.seenTerms.merge(group, term, Math::max);
+				if (Long.valueOf(1).equals(reply.get(j + 3))) {
+					this.seenTerms.warnLost(group, term);
+				}
+				this.seenTerms.saw(group, term);
 				taken.put(group,
 						new Lease(group, candidateId, term, expiresIn, Duration.ofMillis((Long) reply.get(j + 2))));
 			}
@@ -452,13 +460,13 @@ public class RedisLeaseStore implements LeaseStore {
 		}
 		String holder = new String((byte[]) reply.get(0), StandardCharsets.UTF_8);
 		long term = (Long) reply.get(1);
-		this.seenTerms.merge(group, term, Math::max);
+		this.seenTerms.saw(group, term);
 		return Optional.of(new Lease(group, holder.isEmpty() ? null : holder, term,
 				Duration.ofMillis((Long) reply.get(2)), Duration.ofMillis((Long) reply.get(3))));
 	}
 
 	private String seenTerm(String group) {
-		return Long.toString(this.seenTerms.getOrDefault(group, 0L));
+		return Long.toString(this.seenTerms.seen(group));
 	}
 
 	private static boolean isOne(List<Object> reply) {

@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.SeenTerms;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -126,10 +127,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
 
 	/**
-	 * Groups seen granted: finding one of them never granted means that ZooKeeper lost
-	 * its data.
+	 * The terms seen granted: finding a group never granted, or granted in a lower term,
+	 * means that ZooKeeper lost its data or that it was changed by hand.
 	 */
-	private final Set<String> grantedGroups = ConcurrentHashMap.newKeySet();
+	private final SeenTerms seenTerms = new SeenTerms("zookeeper");
 
 	/** The last connection state reported, or null before the first report. */
 	private volatile @Nullable ConnectionState connection;
@@ -276,7 +277,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			}
 			return Optional.empty();
 		}
-		boolean seenGranted = this.grantedGroups.contains(member.group);
+		Long storedTerm = (last.term() == 0) ? null : last.term();
+		boolean lost = this.seenTerms.isLost(member.group, storedTerm);
 		long suspensionsBefore = this.suspensions.get();
 		// CURATOR-696: after a new session, never grant on a node that this session does
 		// not own.
@@ -287,13 +289,18 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			return Optional.empty();
 		}
 		// After a forced change the previous holder may believe for its lease duration
-		// still. So may
-		// the holder of a group whose grants ZooKeeper lost.
-		long quietMillis = (last.term() == 0 && seenGranted) ? leaseDuration.toMillis() : last.quietMillis();
+		// still. So may the holder of a group whose grants ZooKeeper lost.
+		long quietMillis = lost ? SeenTerms.activeIn(Duration.ofMillis(last.quietMillis()), leaseDuration).toMillis()
+				: last.quietMillis();
+		// ZooKeeper tells no time but a node's: the floor of a grant on a lost record is
+		// this machine's clock, a floor for terms only, never a judge of expiry.
+		long term = lost
+				? Math.max(view.nextTerm(),
+						this.seenTerms.nextTerm(member.group, storedTerm, System.currentTimeMillis() * 1000))
+				: view.nextTerm();
 		// The wait stays in the group node until this holder's renewals see it over, so
-		// that a release
-		// before then passes it on to the next holder.
-		Grant grant = new Grant(view.nextTerm(), member.candidateId, node, leaseDuration.toMillis(), quietMillis);
+		// that a release before then passes it on to the next holder.
+		Grant grant = new Grant(term, member.candidateId, node, leaseDuration.toMillis(), quietMillis);
 		CuratorEvent result = this.zookeeper.transaction(deadline,
 				this.zookeeper.check(this.paths.node(member.group, node)),
 				this.zookeeper.setData(this.paths.group(member.group), view.version(), grant.bytes()));
@@ -301,8 +308,11 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			member.term = 0;
 			return Optional.empty();
 		}
+		if (lost) {
+			this.seenTerms.warnLost(member.group, term);
+		}
 		member.granted(grant, CuratorCalls.newVersion(result), session, suspensionsBefore);
-		this.grantedGroups.add(member.group);
+		this.seenTerms.saw(member.group, term);
 		armWatch(member, view); // now the holder's: it watches its own node
 		return Optional.of(new Lease(member.group, member.candidateId, grant.term(), leaseDuration,
 				Duration.ofMillis(quietMillis)));
@@ -783,12 +793,12 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Notes a group seen granted: finding it never granted later means that ZooKeeper
-	 * lost its data.
+	 * Notes the term a group was seen granted in: finding it never granted later, or in a
+	 * lower term, means that ZooKeeper lost its data or that it was changed by hand.
 	 */
 	private GroupView granted(String group, GroupView view) {
 		if (view.grant().term() > 0) {
-			this.grantedGroups.add(group);
+			this.seenTerms.saw(group, view.grant().term());
 		}
 		return view;
 	}

@@ -1,0 +1,109 @@
+package io.github.leaderelection.zookeeper;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.test.store.LostStoreDataContractTests;
+import io.github.leaderelection.testing.ZookeeperTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.apache.curator.utils.CloseableUtils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * A lost group node in ZooKeeper: nodes deleted, older data set back and terms lowered
+ * with plain Curator calls, as an operator or a restore from an older snapshot would;
+ * every store on a session of its own.
+ */
+class ZookeeperLostStoreDataTests extends LostStoreDataContractTests {
+
+	/** At least the kit's lease, which the store requires of the session. */
+	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(40);
+
+	private static final GroupPaths PATHS = new GroupPaths("/lost");
+
+	private static TestingServer server;
+
+	private static CuratorFramework admin;
+
+	private final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
+
+	@BeforeAll
+	static void startServer() throws Exception {
+		ZookeeperTesting.quietLogs();
+		server = new TestingServer(
+				new InstanceSpec(null, -1, -1, -1, true, -1, 1000, -1, Map.of("maxSessionTimeout", "60000")), true);
+		admin = ZookeeperTesting.startedClient(server.getConnectString(), SESSION_TIMEOUT);
+	}
+
+	@AfterAll
+	static void stopServer() {
+		CloseableUtils.closeQuietly(admin);
+		CloseableUtils.closeQuietly(server);
+	}
+
+	@AfterEach
+	void closeClients() {
+		this.clients.forEach(CloseableUtils::closeQuietly);
+	}
+
+	@Override
+	protected LeaseStore createStore() {
+		try {
+			CuratorFramework client = ZookeeperTesting.startedClient(server.getConnectString(), SESSION_TIMEOUT);
+			this.clients.add(client);
+			return new ZookeeperLeaseStore(client, "/lost", false);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@Override
+	protected void delete(List<String> groups) {
+		for (String group : groups) {
+			run(() -> admin.delete().deletingChildrenIfNeeded().forPath(PATHS.group(group)));
+		}
+	}
+
+	@Override
+	protected Object copy(String group) {
+		return run(() -> admin.getData().forPath(PATHS.group(group)));
+	}
+
+	@Override
+	protected void restore(String group, Object copy) {
+		run(() -> admin.setData().forPath(PATHS.group(group), (byte[]) copy));
+	}
+
+	@Override
+	protected void setTerm(String group, long term) {
+		Grant grant = Grant.parse((byte[]) copy(group));
+		Grant lowered = new Grant(term, grant.holder(), grant.node(), grant.leaseMillis(), grant.quietMillis());
+		restore(group, lowered.bytes());
+	}
+
+	private static <T> T run(Call<T> call) {
+		try {
+			return call.call();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@FunctionalInterface
+	private interface Call<T> {
+
+		T call() throws Exception;
+
+	}
+
+}

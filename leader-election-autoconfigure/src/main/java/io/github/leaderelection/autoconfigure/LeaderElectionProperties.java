@@ -29,7 +29,8 @@ public class LeaderElectionProperties {
 	/**
 	 * Store to elect through. When not set, it is detected from the application's beans:
 	 * a DataSource selects jdbc, a RedisConnectionFactory selects redis, a
-	 * CuratorFramework or 'leader-election.zookeeper.connect-string' selects zookeeper.
+	 * CuratorFramework or 'leader-election.zookeeper.connect-string' selects zookeeper, a
+	 * jetcd Client or 'leader-election.etcd.endpoints' selects etcd.
 	 */
 	private @Nullable LeaderElectionBackend backend;
 

@@ -14,6 +14,8 @@ import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.etcd.EtcdLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,6 +53,8 @@ class EtcdBackendConfiguration {
 
 	private static final String SSL_BUNDLE_PROPERTY = "leader-election.etcd.ssl-bundle";
 
+	private static final Logger logger = LoggerFactory.getLogger(EtcdBackendConfiguration.class);
+
 	/**
 	 * The client built from the endpoints. Not a {@link Client} bean, so that it never
 	 * competes with the application's own.
@@ -70,6 +74,7 @@ class EtcdBackendConfiguration {
 								+ "leader-election.etcd.user to connect without authentication.");
 			}
 			builder.user(bytes(etcd.getUser())).password(bytes(etcd.getPassword()));
+			warnOfPlainTextCredentials(etcd);
 		}
 		configureTls(builder, etcd, sslBundles);
 		return new LeaderElectionEtcdClient(builder.build());
@@ -98,6 +103,28 @@ class EtcdBackendConfiguration {
 					"Set " + NAMESPACE_PROPERTY + " to parts of letters, digits, '_' and '.' joined by single '-' "
 							+ "or '/', such as apps/orders-election, or remove it to use leader-election.",
 					ex);
+		}
+	}
+
+	/**
+	 * Not a failure, as an etcd on a trusted network may do without TLS; but the password
+	 * then crosses it readable by anyone who can listen.
+	 */
+	private static void warnOfPlainTextCredentials(LeaderElectionEtcdProperties etcd) {
+		if (etcd.getSslBundle() != null) {
+			return;
+		}
+		String[] plain = etcd.getEndpoints()
+			.stream()
+			.map(String::trim)
+			.filter((value) -> value.startsWith("http:"))
+			.toArray(String[]::new);
+		if (plain.length > 0) {
+			logger.warn("leader-election.etcd.user and leader-election.etcd.password are set, but {} lists endpoints "
+					+ "over unencrypted http ({}): the password, and the token that etcd returns for it, cross the "
+					+ "network in clear text. Use https:// endpoints in {} (with {} if the members' certificates are "
+					+ "not trusted by the JVM).", ENDPOINTS_PROPERTY, String.join(", ", plain), ENDPOINTS_PROPERTY,
+					SSL_BUNDLE_PROPERTY);
 		}
 	}
 

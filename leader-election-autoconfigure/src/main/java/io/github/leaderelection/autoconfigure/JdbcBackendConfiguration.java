@@ -92,13 +92,18 @@ class JdbcBackendConfiguration {
 			return new JdbcLeaseStore(dataSource, tableName, notifications);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new LeaderElectionConfigurationException(
-					"Invalid value '" + tableName + "' for " + TABLE_NAME_PROPERTY + ": " + ex.getMessage(),
-					"Set " + TABLE_NAME_PROPERTY + " to a table name of letters, digits and underscores, optionally "
-							+ "qualified by a schema (such as election.leader_election), or remove it to use "
-							+ "leader_election.",
-					ex);
+			throw invalidTableName(tableName, ex);
 		}
+	}
+
+	private static LeaderElectionConfigurationException invalidTableName(String tableName,
+			IllegalArgumentException ex) {
+		return new LeaderElectionConfigurationException(
+				"Invalid value '" + tableName + "' for " + TABLE_NAME_PROPERTY + ": " + ex.getMessage(),
+				"Set " + TABLE_NAME_PROPERTY + " to a table name of letters, digits and underscores that is not a "
+						+ "reserved word of the database, optionally qualified by a schema (such as "
+						+ "election.leader_election), or remove it to use leader_election.",
+				ex);
 	}
 
 	private static void checkSupported(Database database) {
@@ -150,6 +155,12 @@ class JdbcBackendConfiguration {
 			else {
 				store.verifyTable();
 			}
+		}
+		catch (IllegalArgumentException ex) {
+			// The database refused the name itself (a word it reserves): neither a
+			// missing
+			// table nor a lack of rights.
+			throw invalidTableName(properties.getTableName(), ex);
 		}
 		catch (RuntimeException ex) {
 			if (isConnectionFailure(ex)) {

@@ -1,7 +1,6 @@
 package io.github.leaderelection.autoconfigure;
 
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -25,7 +24,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -77,7 +75,7 @@ public final class LeaderElectionAutoConfiguration {
 		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store)
 			.timing(timing(properties))
 			.releaseOnShutdown(properties.isReleaseOnShutdown())
-			.shutdownTimeout(shutdownTimeout(properties));
+			.shutdownTimeout(properties.getShutdownTimeout());
 		String candidateId = properties.getCandidateId();
 		if (candidateId != null) {
 			builder.candidateId(candidateId);
@@ -180,20 +178,8 @@ public final class LeaderElectionAutoConfiguration {
 		}
 	}
 
-	private static Duration shutdownTimeout(LeaderElectionProperties properties) {
-		Duration timeout = properties.getShutdownTimeout();
-		if (timeout.isNegative() || timeout.isZero()) {
-			throw new LeaderElectionConfigurationException(
-					"Invalid value '" + print(timeout) + "' for leader-election.shutdown-timeout: it must be positive",
-					"Set leader-election.shutdown-timeout to how long shutdown may wait for running @OnlyOnLeader "
-							+ "methods before the leases are released, for example 10s (the default).");
-		}
-		return timeout;
-	}
-
 	private static String print(Duration duration) {
-		return (duration.getNano() == 0) ? DurationStyle.SIMPLE.print(duration, ChronoUnit.SECONDS)
-				: DurationStyle.SIMPLE.print(duration);
+		return DurationBounds.print(duration);
 	}
 
 	private static LeaderElectionConfigurationException invalid(String property, String value,

@@ -6,13 +6,14 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Configuration properties for leader election through etcd.
  */
 @ConfigurationProperties("leader-election.etcd")
-public class LeaderElectionEtcdProperties {
+public class LeaderElectionEtcdProperties implements InitializingBean {
 
 	/**
 	 * Client URLs of the etcd members, such as 'http://etcd1:2379'. When set, leader
@@ -39,8 +40,19 @@ public class LeaderElectionEtcdProperties {
 	 */
 	private @Nullable String sslBundle;
 
-	/** How long the client may take to connect to a member. */
+	/** How long the client may take to connect to a member. Positive, at most 1h. */
 	private Duration connectTimeout = Duration.ofSeconds(5);
+
+	/**
+	 * Checks the range of the connect timeout.
+	 * @throws LeaderElectionConfigurationException naming the property and the fix
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		DurationBounds.requirePositiveAtMost("leader-election.etcd.connect-timeout", this.connectTimeout,
+				DurationBounds.ONE_HOUR,
+				"how long the client may take to connect to a member, for example 5s (the " + "default)");
+	}
 
 	public List<String> getEndpoints() {
 		return this.endpoints;

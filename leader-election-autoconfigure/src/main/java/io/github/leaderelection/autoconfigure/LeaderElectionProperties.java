@@ -6,18 +6,26 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
 /**
- * Configuration properties for leader election.
+ * Configuration properties for leader election. Their ranges are checked once they are
+ * bound, before any store or client uses them.
  */
 @ConfigurationProperties("leader-election")
-public class LeaderElectionProperties {
+public class LeaderElectionProperties implements InitializingBean {
 
 	/** Group joined when no group is configured and the application has no name. */
 	static final String DEFAULT_GROUP = "default";
+
+	/** The largest balance weight accepted. */
+	static final int MAX_BALANCE_WEIGHT = 1000;
+
+	/** The largest number of partitions of one partitioned group. */
+	static final int MAX_PARTITIONS = 10_000;
 
 	/**
 	 * Whether to enable leader election. When disabled, there is no election: every
@@ -49,18 +57,19 @@ public class LeaderElectionProperties {
 
 	/**
 	 * How long the store keeps a lease that is not renewed. Must be greater than the
-	 * renew deadline.
+	 * renew deadline, and at most 1d.
 	 */
 	private Duration leaseDuration = Duration.ofSeconds(15);
 
 	/**
 	 * How long a leader keeps leading after the start of its last successful renewal.
-	 * Must be greater than 1.2 times the retry period.
+	 * Must be greater than 1.2 times the retry period, and at most 1d.
 	 */
 	private Duration renewDeadline = Duration.ofSeconds(10);
 
 	/**
 	 * Interval between a leader's renewals and between a follower's attempts to lead.
+	 * Also the timeout of every store call. At least 100ms and at most 1d.
 	 */
 	private Duration retryPeriod = Duration.ofSeconds(2);
 
@@ -72,16 +81,16 @@ public class LeaderElectionProperties {
 
 	/**
 	 * Maximum time to wait on shutdown for running OnlyOnLeader methods before the leases
-	 * are released.
+	 * are released. Positive, at most 1h.
 	 */
 	private Duration shutdownTimeout = Duration.ofSeconds(10);
 
 	private final Balance balance = new Balance();
 
 	/**
-	 * Partitioned groups to join, by name, with their number of partitions: partition i
-	 * of 'orders' is the group 'orders/i'. With balancing on, each instance owns its
-	 * share of them (LeaderElectionRegistry.ownedPartitions).
+	 * Partitioned groups to join, by name, with their number of partitions (from 1 to
+	 * 10000): partition i of 'orders' is the group 'orders/i'. With balancing on, each
+	 * instance owns its share of them (LeaderElectionRegistry.ownedPartitions).
 	 */
 	private Map<String, Integer> partitions = new LinkedHashMap<>();
 
@@ -116,8 +125,8 @@ public class LeaderElectionProperties {
 		private boolean enabled;
 
 		/**
-		 * This instance's weight: its share of the groups is in proportion to it (2 leads
-		 * twice as many as 1).
+		 * This instance's weight, from 1 to 1000: its share of the groups is in
+		 * proportion to it (2 leads twice as many as 1).
 		 */
 		private int weight = 1;
 
@@ -219,6 +228,44 @@ public class LeaderElectionProperties {
 
 	public void setShutdownTimeout(Duration shutdownTimeout) {
 		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	/**
+	 * Checks the ranges of the durations and sizes, so that a value out of range fails
+	 * startup naming its property rather than overflowing in the engine or a client.
+	 * Values that are not positive, and the relations between the three timing durations,
+	 * are reported by the engine's own checks, with all three values.
+	 * @throws LeaderElectionConfigurationException naming the property and the fix
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		DurationBounds.requireAtMost("leader-election.lease-duration", this.leaseDuration, DurationBounds.ONE_DAY,
+				"how long the store keeps a lease that is not renewed, for example 15s (the default)");
+		DurationBounds.requireAtMost("leader-election.renew-deadline", this.renewDeadline, DurationBounds.ONE_DAY,
+				"how long a leader keeps leading after its last renewal, less than leader-election.lease-duration, "
+						+ "for example 10s (the default)");
+		DurationBounds.requireAtMost("leader-election.retry-period", this.retryPeriod, DurationBounds.ONE_DAY,
+				"the interval between renewals and attempts, less than leader-election.renew-deadline / 1.2, for "
+						+ "example 2s (the default)");
+		DurationBounds.requirePositiveAtMost("leader-election.shutdown-timeout", this.shutdownTimeout,
+				DurationBounds.ONE_HOUR, "how long shutdown may wait for running @OnlyOnLeader methods before the "
+						+ "leases are released, for example 10s (the default)");
+		if (this.balance.getWeight() > MAX_BALANCE_WEIGHT) {
+			throw new LeaderElectionConfigurationException(
+					"Invalid value '" + this.balance.getWeight()
+							+ "' for leader-election.balance.weight: it must be at " + "most " + MAX_BALANCE_WEIGHT,
+					"Set leader-election.balance.weight to this instance's share relative to the others, a whole "
+							+ "number from 1 (the default) to " + MAX_BALANCE_WEIGHT + ".");
+		}
+		this.partitions.forEach((name, count) -> {
+			if (count != null && count > MAX_PARTITIONS) {
+				throw new LeaderElectionConfigurationException(
+						"Invalid value '" + count + "' for leader-election.partitions." + name + ": it must be at most "
+								+ MAX_PARTITIONS,
+						"Set leader-election.partitions." + name + " to a number of partitions from 1 to "
+								+ MAX_PARTITIONS + ", for example 64.");
+			}
+		});
 	}
 
 	/**

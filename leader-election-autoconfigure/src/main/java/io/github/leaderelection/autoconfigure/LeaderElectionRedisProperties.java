@@ -25,8 +25,8 @@ public class LeaderElectionRedisProperties {
 	private int replicaAcks = 0;
 
 	/**
-	 * Maximum time to wait for the replica acknowledgements, within the store call's
-	 * timeout (the retry period).
+	 * Maximum time to wait for the replica acknowledgements: with replica-acks set, at
+	 * least 1ms and less than the retry period, which is the store call's timeout.
 	 */
 	private Duration replicaAckTimeout = Duration.ofMillis(500);
 

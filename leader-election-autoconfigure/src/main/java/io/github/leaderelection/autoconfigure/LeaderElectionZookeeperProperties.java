@@ -4,13 +4,14 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Configuration properties for leader election through ZooKeeper.
  */
 @ConfigurationProperties("leader-election.zookeeper")
-public class LeaderElectionZookeeperProperties {
+public class LeaderElectionZookeeperProperties implements InitializingBean {
 
 	/**
 	 * Connection string of the ZooKeeper ensemble, such as 'zk1:2181,zk2:2181,zk3:2181'.
@@ -22,14 +23,14 @@ public class LeaderElectionZookeeperProperties {
 	/**
 	 * Session timeout to ask for, for the client built from the connect string. A
 	 * leader's lease lasts as long as its session, so it must be at least the lease
-	 * duration, which is the default. The servers may lower it (to 20 ticks by default),
-	 * which fails startup.
+	 * duration, which is the default, and at most 1d. The servers may lower it (to 20
+	 * ticks by default), which fails startup.
 	 */
 	private @Nullable Duration sessionTimeout;
 
 	/**
 	 * How long the client built from the connect string waits for a connection, at
-	 * startup and whenever it has lost one.
+	 * startup and whenever it has lost one. Positive, at most 1h.
 	 */
 	private Duration connectionTimeout = Duration.ofSeconds(5);
 
@@ -41,14 +42,16 @@ public class LeaderElectionZookeeperProperties {
 
 	/**
 	 * Digest credentials, as 'user:password', with which the client built from the
-	 * connect string authenticates.
+	 * connect string authenticates. With them, the nodes it creates are accessible to
+	 * that identity only (see acl).
 	 */
 	private @Nullable String auth;
 
 	/**
-	 * Access to the nodes that the client built from the connect string creates.
+	 * Access to the nodes that the client built from the connect string creates. Defaults
+	 * to creator when auth is set, and to open otherwise.
 	 */
-	private Acl acl = Acl.OPEN;
+	private @Nullable Acl acl;
 
 	/**
 	 * Whether a leader keeps leading while its connection is suspended, until its session
@@ -57,6 +60,22 @@ public class LeaderElectionZookeeperProperties {
 	 * connection is suspended.
 	 */
 	private boolean keepLeadingWhileSuspended;
+
+	/**
+	 * Checks the ranges of the durations, which the client takes in int milliseconds.
+	 * @throws LeaderElectionConfigurationException naming the property and the fix
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		if (this.sessionTimeout != null) {
+			DurationBounds.requirePositiveAtMost("leader-election.zookeeper.session-timeout", this.sessionTimeout,
+					DurationBounds.ONE_DAY, "the session timeout to ask ZooKeeper for, at least "
+							+ "leader-election.lease-duration, or remove it to use the lease duration");
+		}
+		DurationBounds.requirePositiveAtMost("leader-election.zookeeper.connection-timeout", this.connectionTimeout,
+				DurationBounds.ONE_HOUR,
+				"how long to wait for a connection to ZooKeeper, for example 5s (the default)");
+	}
 
 	public @Nullable String getConnectString() {
 		return this.connectString;
@@ -98,12 +117,23 @@ public class LeaderElectionZookeeperProperties {
 		this.auth = auth;
 	}
 
-	public Acl getAcl() {
+	public @Nullable Acl getAcl() {
 		return this.acl;
 	}
 
-	public void setAcl(Acl acl) {
+	public void setAcl(@Nullable Acl acl) {
 		this.acl = acl;
+	}
+
+	/**
+	 * The access that the nodes get: the configured one, else creator when auth is set,
+	 * else open.
+	 */
+	Acl determineAcl() {
+		if (this.acl != null) {
+			return this.acl;
+		}
+		return (this.auth != null) ? Acl.CREATOR : Acl.OPEN;
 	}
 
 	public boolean isKeepLeadingWhileSuspended() {

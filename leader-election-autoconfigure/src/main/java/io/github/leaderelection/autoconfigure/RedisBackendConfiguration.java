@@ -32,7 +32,8 @@ class RedisBackendConfiguration {
 
 	@Bean
 	RedisLeaseStore leaderElectionLeaseStore(LeaderElectionRedisProperties properties,
-			ObjectProvider<RedisConnectionFactory> connectionFactory, ListableBeanFactory beanFactory) {
+			LeaderElectionProperties election, ObjectProvider<RedisConnectionFactory> connectionFactory,
+			ListableBeanFactory beanFactory) {
 		RedisConnectionFactory selected = connectionFactory.getIfUnique();
 		if (selected == null) {
 			throw new LeaderElectionConfigurationException(
@@ -63,6 +64,18 @@ class RedisBackendConfiguration {
 					"Invalid value '" + properties.getReplicaAckTimeout()
 							+ "' for leader-election.redis.replica-ack-timeout: it must be at least 1ms when "
 							+ "leader-election.redis.replica-acks is set.",
+					"Set leader-election.redis.replica-ack-timeout to a duration such as 500ms, shorter than "
+							+ "leader-election.retry-period.");
+		}
+		if (properties.getReplicaAcks() > 0
+				&& properties.getReplicaAckTimeout().compareTo(election.getRetryPeriod()) >= 0) {
+			// The wait happens within the store call, which times out after a retry
+			// period.
+			throw new LeaderElectionConfigurationException(
+					"Invalid value '" + DurationBounds.print(properties.getReplicaAckTimeout())
+							+ "' for leader-election.redis.replica-ack-timeout: it must be less than "
+							+ "leader-election.retry-period (" + DurationBounds.print(election.getRetryPeriod())
+							+ "), the timeout of the store call that waits.",
 					"Set leader-election.redis.replica-ack-timeout to a duration such as 500ms, shorter than "
 							+ "leader-election.retry-period.");
 		}

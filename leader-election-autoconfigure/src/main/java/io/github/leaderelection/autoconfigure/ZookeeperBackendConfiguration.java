@@ -77,7 +77,8 @@ class ZookeeperBackendConfiguration {
 					"Invalid value for leader-election.zookeeper.auth: digest credentials are 'user:password'.",
 					"Set leader-election.zookeeper.auth to 'user:password', or remove it.");
 		}
-		if (zookeeper.getAcl() == Acl.CREATOR && auth == null) {
+		Acl acl = zookeeper.determineAcl();
+		if (acl == Acl.CREATOR && auth == null) {
 			throw new LeaderElectionConfigurationException(
 					"leader-election.zookeeper.acl is 'creator', which gives access to the authenticated creator only, "
 							+ "but leader-election.zookeeper.auth is not set.",
@@ -94,8 +95,19 @@ class ZookeeperBackendConfiguration {
 		if (auth != null) {
 			builder.authorization("digest", auth.getBytes(StandardCharsets.UTF_8));
 		}
-		if (zookeeper.getAcl() == Acl.CREATOR) {
+		if (acl == Acl.CREATOR) {
 			builder.aclProvider(new CreatorAclProvider());
+		}
+		else {
+			// Not a failure: a ZooKeeper reachable only by trusted hosts is a common
+			// setup.
+			// But nodes anyone can write let anyone take or break the election, which
+			// should not go unsaid.
+			logger.warn("Leader election creates its ZooKeeper nodes under {} with open ACLs: they are readable and "
+					+ "writable by anyone who reaches ZooKeeper, who can then take, hold or break the election. Set "
+					+ "leader-election.zookeeper.auth to digest credentials 'user:password', the same on every "
+					+ "instance, to restrict them to that identity{}.", zookeeper.getBasePath(),
+					(auth != null) ? " (and remove leader-election.zookeeper.acl=open)" : "");
 		}
 		CuratorFramework client = builder.build();
 		client.start();

@@ -15,11 +15,14 @@ import io.github.leaderelection.testing.TestEtcd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static io.github.leaderelection.autoconfigure.LeaderElectionAutoConfigurationTests.analyze;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,6 +31,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Tests for {@link EtcdBackendConfiguration}, on the test etcd (see {@link TestEtcd}).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class EtcdBackendConfigurationTests {
 
 	private static TestEtcd server;
@@ -133,6 +137,34 @@ class EtcdBackendConfigurationTests {
 			assertThat(analysis.getDescription())
 				.isEqualTo("leader-election.etcd.user is set but leader-election.etcd.password is not.");
 		});
+	}
+
+	@Test
+	void warnsWhenCredentialsGoOverUnencryptedEndpoints(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues(endpoints(), "leader-election.etcd.user=elector",
+					"leader-election.etcd.password=secret")
+			.run((context) -> assertThat(context).hasSingleBean(LeaderElectionEtcdClient.class));
+		assertThat(output).contains("WARN")
+			.contains("leader-election.etcd.user and leader-election.etcd.password are set, but "
+					+ "leader-election.etcd.endpoints lists endpoints over unencrypted http (" + server.endpoint()
+					+ ")")
+			.contains("Use https:// endpoints in leader-election.etcd.endpoints")
+			.doesNotContain("secret");
+	}
+
+	@Test
+	void doesNotWarnOfCredentialsWithoutThem(CapturedOutput output) {
+		this.contextRunner.withPropertyValues(endpoints())
+			.run((context) -> assertThat(context).hasSingleBean(LeaderElectionEtcdClient.class));
+		assertThat(output).doesNotContain("unencrypted http");
+	}
+
+	@Test
+	void failsWithClearMessageWhenConnectTimeoutIsOutOfRange() {
+		this.contextRunner.withPropertyValues(endpoints(), "leader-election.etcd.connect-timeout=30d")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.isEqualTo("Invalid value '30d' for leader-election.etcd.connect-timeout: it must be at most 1h"));
 	}
 
 	@Test

@@ -215,6 +215,69 @@ class JdbcBackendConfigurationTests {
 	}
 
 	@Test
+	void failsWithClearMessageWhenTableNameIsReservedWord() {
+		this.contextRunner.withPropertyValues("leader-election.jdbc.table-name=order").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription())
+				.isEqualTo("Invalid value 'order' for leader-election.jdbc.table-name: "
+						+ "Invalid table name 'order': 'order' is a reserved word in SQL, which the database refuses as a "
+						+ "name");
+			assertThat(analysis.getAction()).startsWith("Set leader-election.jdbc.table-name to a table name of "
+					+ "letters, digits and underscores that is not a reserved word of the database");
+		});
+		this.contextRunner.withPropertyValues("leader-election.jdbc.table-name=select.leader_election")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.contains("'select' is a reserved word in SQL"));
+		// PostgreSQL would read it as the function, and blame missing columns.
+		this.contextRunner.withPropertyValues("leader-election.jdbc.table-name=USER")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.contains("'USER' is a reserved word in SQL"));
+	}
+
+	@Test
+	void failsNamingTheTableNamePropertyWhenH2RefusesTheName() {
+		// VALUE is reserved by H2, but not by MySQL or PostgreSQL.
+		this.contextRunner.withPropertyValues("leader-election.jdbc.table-name=value")
+			.run((context) -> assertRefusedTableName(analyze(context), "value"));
+	}
+
+	@Test
+	void failsNamingTheTableNamePropertyWhenMariaDbRefusesTheName() {
+		// KEY is reserved by MySQL and MariaDB, but not by PostgreSQL.
+		for (String mode : new String[] { "always", "never" }) {
+			this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(TestDatabases.mysqlFamily()))
+				.withPropertyValues("leader-election.jdbc.table-name=key",
+						"leader-election.jdbc.initialize-schema=" + mode)
+				.run((context) -> assertRefusedTableName(analyze(context), "key"));
+		}
+	}
+
+	@Test
+	void failsNamingTheTableNamePropertyWhenPostgresRefusesTheName() {
+		// PLACING is reserved by PostgreSQL, but not by MySQL or H2.
+		for (String mode : new String[] { "always", "never" }) {
+			this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(TestDatabases.postgres()))
+				.withPropertyValues("leader-election.jdbc.table-name=placing",
+						"leader-election.jdbc.initialize-schema=" + mode)
+				.run((context) -> assertRefusedTableName(analyze(context), "placing"));
+		}
+	}
+
+	private static void assertRefusedTableName(FailureAnalysis analysis, String name) {
+		assertThat(analysis.getDescription())
+			.startsWith("Invalid value '" + name
+					+ "' for leader-election.jdbc.table-name: The database refuses the table name '" + name
+					+ "' as a syntax error (")
+			.contains("it is likely a word that this database reserves")
+			.doesNotContain("initialize-schema");
+		assertThat(analysis.getAction())
+			.startsWith("Set leader-election.jdbc.table-name to a table name of "
+					+ "letters, digits and underscores that is not a reserved word of the database")
+			.doesNotContain("may create")
+			.doesNotContain("may read");
+	}
+
+	@Test
 	void failsWithClearMessageWhenInitializationModeIsUnknown() {
 		this.contextRunner.withPropertyValues("leader-election.jdbc.initialize-schema=sometimes").run((context) -> {
 			FailureAnalysis analysis = analyze(context);

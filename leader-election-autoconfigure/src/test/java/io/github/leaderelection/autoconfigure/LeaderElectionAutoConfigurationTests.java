@@ -291,6 +291,59 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
+	void failsWithClearMessageWhenLeaseDurationIsOutOfRange() {
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.lease-duration=300000d")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription())
+					.isEqualTo("Invalid value '300000d' for leader-election.lease-duration: it must be at most 1d");
+				assertThat(analysis.getAction()).startsWith("Set leader-election.lease-duration to how long the store "
+						+ "keeps a lease that is not renewed, for example 15s (the default), at most 1d.");
+			});
+	}
+
+	@Test
+	void failsWithClearMessageWhenRenewDeadlineOrRetryPeriodIsOutOfRange() {
+		this.contextRunner.withPropertyValues("leader-election.backend=in-memory", "leader-election.renew-deadline=25h")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.isEqualTo("Invalid value '25h' for leader-election.renew-deadline: it must be at most 1d"));
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.retry-period=106751992d")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.isEqualTo("Invalid value '106751992d' for leader-election.retry-period: it must be at most 1d"));
+	}
+
+	@Test
+	void failsWithClearMessageWhenShutdownTimeoutIsOutOfRange() {
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.shutdown-timeout=2h")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription())
+					.isEqualTo("Invalid value '2h' for leader-election.shutdown-timeout: it must be at most 1h");
+				assertThat(analysis.getAction()).contains("at most 1h");
+			});
+	}
+
+	@Test
+	void failsWithClearMessageWhenBalanceWeightOrPartitionCountIsOutOfRange() {
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.balance.enabled=true",
+					"leader-election.balance.weight=2147483647")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.isEqualTo("Invalid value '2147483647' for leader-election.balance.weight: it must be at most 1000"));
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.partitions.orders=2147483647")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).isEqualTo(
+						"Invalid value '2147483647' for leader-election.partitions.orders: it must be at most 10000");
+				assertThat(analysis.getAction()).startsWith("Set leader-election.partitions.orders to a number");
+			});
+	}
+
+	@Test
 	void failsWithClearMessageWhenShutdownTimeoutIsZeroWhichWouldWaitForever() {
 		this.contextRunner
 			.withPropertyValues("leader-election.backend=in-memory", "leader-election.shutdown-timeout=0s")

@@ -152,4 +152,17 @@ class RedisBackendConfigurationTests {
 				.contains("for leader-election.redis.replica-ack-timeout"));
 	}
 
+	@Test
+	void failsWithClearMessageWhenReplicaAcknowledgementTimeoutOutlastsTheStoreCall() {
+		this.contextRunner
+			.withPropertyValues("leader-election.redis.replica-acks=1", "leader-election.redis.replica-ack-timeout=2s")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).isEqualTo("Invalid value '2s' for "
+						+ "leader-election.redis.replica-ack-timeout: it must be less than leader-election.retry-period "
+						+ "(2s), the timeout of the store call that waits.");
+				assertThat(analysis.getAction()).contains("shorter than leader-election.retry-period");
+			});
+	}
+
 }

@@ -18,15 +18,19 @@ import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.utils.CloseableUtils;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static io.github.leaderelection.autoconfigure.LeaderElectionAutoConfigurationTests.analyze;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +41,7 @@ import static org.awaitility.Awaitility.await;
  * Tests for {@link ZookeeperBackendConfiguration}, on an in-process ZooKeeper server
  * whose sessions last at most 20 seconds.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ZookeeperBackendConfigurationTests {
 
 	private static TestingServer server;
@@ -52,6 +57,29 @@ class ZookeeperBackendConfigurationTests {
 	@AfterAll
 	static void stopServer() {
 		CloseableUtils.closeQuietly(server);
+	}
+
+	@Test
+	void failsWithClearMessageWhenLeaseDurationIsOutOfRange() {
+		// The session timeout defaults to the lease duration, which the client takes in
+		// int milliseconds.
+		this.contextRunner.withPropertyValues(connectString(), "leader-election.lease-duration=300000d")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.isEqualTo("Invalid value '300000d' for leader-election.lease-duration: it must be at most 1d"));
+	}
+
+	@Test
+	void failsWithClearMessageWhenTimeoutsAreOutOfRange() {
+		this.contextRunner.withPropertyValues(connectString(), "leader-election.zookeeper.session-timeout=30d")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).isEqualTo(
+						"Invalid value '30d' for leader-election.zookeeper.session-timeout: it must be at most 1d");
+				assertThat(analysis.getAction()).startsWith("Set leader-election.zookeeper.session-timeout to");
+			});
+		this.contextRunner.withPropertyValues(connectString(), "leader-election.zookeeper.connection-timeout=0s")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.isEqualTo("Invalid value '0s' for leader-election.zookeeper.connection-timeout: it must be positive"));
 	}
 
 	@Test
@@ -200,6 +228,54 @@ class ZookeeperBackendConfigurationTests {
 					stranger.close();
 				}
 			});
+	}
+
+	@Test
+	void restrictsNodesToAuthenticatedIdentityWhenAuthIsSet(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues(connectString(), "leader-election.zookeeper.base-path=/restricted",
+					"leader-election.zookeeper.auth=app:secret")
+			.run((context) -> {
+				awaitLease(context.getBean(ZookeeperLeaseStore.class));
+				CuratorFramework insider = CuratorFrameworkFactory.builder()
+					.connectString(server.getConnectString())
+					.retryPolicy(new RetryOneTime(100))
+					.authorization("digest", "app:secret".getBytes(StandardCharsets.UTF_8))
+					.build();
+				CuratorFramework stranger = startedClient();
+				try {
+					insider.start();
+					for (String path : List.of("/restricted", "/restricted/orders")) {
+						List<ACL> acl = insider.getACL().forPath(path);
+						assertThat(acl).as(path).singleElement().satisfies((entry) -> {
+							assertThat(entry.getPerms()).isEqualTo(ZooDefs.Perms.ALL);
+							assertThat(entry.getId().getScheme()).isEqualTo("digest");
+							assertThat(entry.getId().getId()).startsWith("app:");
+						});
+					}
+					assertThatExceptionOfType(KeeperException.NoAuthException.class)
+						.isThrownBy(() -> stranger.setData().forPath("/restricted/orders", new byte[] { 1 }));
+					assertThatExceptionOfType(KeeperException.NoAuthException.class)
+						.isThrownBy(() -> stranger.create().forPath("/restricted/orders/intruder"));
+					assertThatExceptionOfType(KeeperException.NoAuthException.class)
+						.isThrownBy(() -> stranger.getData().forPath("/restricted/orders"));
+				}
+				finally {
+					insider.close();
+					stranger.close();
+				}
+			});
+		assertThat(output).doesNotContain("open ACLs");
+	}
+
+	@Test
+	void warnsThatNodesAreWritableByAnyoneWithoutAuth(CapturedOutput output) {
+		this.contextRunner.withPropertyValues(connectString())
+			.run((context) -> assertThat(context).hasSingleBean(ZookeeperLeaseStore.class));
+		assertThat(output).contains("WARN")
+			.contains("Leader election creates its ZooKeeper nodes under /leader-election with open ACLs: they are "
+					+ "readable and writable by anyone who reaches ZooKeeper")
+			.contains("Set leader-election.zookeeper.auth to digest credentials 'user:password'");
 	}
 
 	/** Takes a lease in group 'orders', once the client is connected. */

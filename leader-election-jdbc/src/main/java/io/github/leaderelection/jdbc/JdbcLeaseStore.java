@@ -133,7 +133,11 @@ public class JdbcLeaseStore implements LeaseStore {
 		return this.tables.ddl();
 	}
 
-	/** Creates this store's tables unless they exist. */
+	/**
+	 * Creates this store's tables unless they exist.
+	 * @throws IllegalArgumentException if the database refuses the table name, such as a
+	 * word it reserves
+	 */
 	public void createTableIfMissing() {
 		try {
 			this.runner.run(null, (connection) -> {
@@ -152,6 +156,8 @@ public class JdbcLeaseStore implements LeaseStore {
 	 * candidates table is not checked: only balancing needs it, and reports it missing.
 	 * @throws IllegalStateException with the statements to run if it does not, or if the
 	 * database is not supported
+	 * @throws IllegalArgumentException if the database refuses the table name, such as a
+	 * word it reserves
 	 */
 	public void verifyTable() {
 		try {

@@ -42,7 +42,10 @@ final class StoreTables {
 		return LeaseSql.ddl(this.leases) + ";\n" + LeaseSql.candidatesDdl(this.candidates);
 	}
 
-	/** Creates both tables unless they exist. */
+	/**
+	 * Creates both tables unless they exist.
+	 * @throws IllegalArgumentException if the database refuses the table name
+	 */
 	void createIfMissing(Connection connection, LeaseSql sql) throws SQLException {
 		createIfMissing(connection, LeaseSql.ddl(this.leases), () -> {
 			verify(connection, sql);
@@ -58,6 +61,7 @@ final class StoreTables {
 	 * Checks that the lease table exists with the expected columns.
 	 * @throws IllegalStateException with the statements that create both tables if it
 	 * does not
+	 * @throws IllegalArgumentException if the database refuses the table name
 	 */
 	void verify(Connection connection, LeaseSql sql) throws SQLException {
 		try (Statement statement = connection.createStatement();
@@ -65,6 +69,9 @@ final class StoreTables {
 			rows.next();
 		}
 		catch (SQLException ex) {
+			if (isSyntaxError(ex)) {
+				throw refusedName(ex);
+			}
 			if (isMissingTableOrColumn(ex)) {
 				throw new IllegalStateException("The leader election table " + this.leases + " is missing or lacks "
 						+ "columns (" + ex.getMessage() + "); create it, and the candidates table that balancing "
@@ -77,18 +84,41 @@ final class StoreTables {
 	/**
 	 * Whether a failed statement on one of the tables says that the table or a column is
 	 * missing: class 42 is "syntax error or access rule violation", and the statements
-	 * are known to be valid.
+	 * are known to be valid, except for the name ({@link #isSyntaxError}).
 	 */
 	static boolean isMissingTableOrColumn(SQLException ex) {
 		return ex.getSQLState() != null && ex.getSQLState().startsWith("42");
 	}
 
-	private static void createIfMissing(Connection connection, String ddl, SqlRunner.Call<?> verify)
-			throws SQLException {
+	/**
+	 * Whether a statement failed as a syntax error: PostgreSQL's syntax_error, MySQL's
+	 * and MariaDB's ER_PARSE_ERROR, H2's two syntax errors. The statements are valid with
+	 * any valid name, so the name is one that the database reserves, such as 'user' on
+	 * PostgreSQL or 'key' on MySQL.
+	 */
+	static boolean isSyntaxError(SQLException ex) {
+		String state = ex.getSQLState();
+		if (state == null) {
+			return false;
+		}
+		return state.equals("42601") || (state.equals("42000") && ex.getErrorCode() == 1064)
+				|| ((state.equals("42000") || state.equals("42001"))
+						&& (ex.getErrorCode() == 42000 || ex.getErrorCode() == 42001));
+	}
+
+	private IllegalArgumentException refusedName(SQLException ex) {
+		return new IllegalArgumentException("The database refuses the table name '" + this.leases + "' as a syntax "
+				+ "error (" + ex.getMessage() + "): it is likely a word that this database reserves", ex);
+	}
+
+	private void createIfMissing(Connection connection, String ddl, SqlRunner.Call<?> verify) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
 			statement.execute(ddl);
 		}
 		catch (SQLException ex) {
+			if (isSyntaxError(ex)) {
+				throw refusedName(ex);
+			}
 			// Nodes starting together race on the catalog (PostgreSQL then reports a
 			// unique violation to all but one): what counts is that the table is there
 			// now.

@@ -3,6 +3,7 @@ package io.github.leaderelection.jdbc;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -30,11 +31,29 @@ final class TableName {
 
 	private static final String CANDIDATES_SUFFIX = "_candidates";
 
+	/**
+	 * Words that every supported database (MySQL, MariaDB, PostgreSQL, H2) reserves, so
+	 * that a table or schema of that name fails in each of them with a syntax error, and
+	 * the SQL standard's value functions ({@code user}, {@code current_schema}...), which
+	 * PostgreSQL reads in a FROM clause as a function rather than a table, so that a
+	 * check of the table would blame missing columns instead. A word that only some
+	 * databases reserve is refused by them when the table is created or checked
+	 * ({@link StoreTables#isSyntaxError}).
+	 */
+	private static final Set<String> RESERVED_EVERYWHERE = Set.of("all", "and", "as", "both", "case", "check",
+			"constraint", "cross", "current_date", "current_time", "current_timestamp", "current_user", "default",
+			"distinct", "else", "false", "fetch", "for", "foreign", "from", "group", "having", "in", "inner", "is",
+			"join", "leading", "left", "like", "limit", "localtime", "localtimestamp", "natural", "not", "null", "on",
+			"or", "order", "primary", "right", "select", "table", "to", "trailing", "true", "union", "unique", "using",
+			"when", "where", "with", "user", "session_user", "system_user", "current_role", "current_catalog",
+			"current_schema");
+
 	private TableName() {
 	}
 
 	/**
-	 * Returns the name if it is a plain identifier or {@code schema.table} made of two.
+	 * Returns the name if it is a plain identifier or {@code schema.table} made of two,
+	 * none of them a word that every supported database reserves.
 	 * @throws IllegalArgumentException naming the value and the rule otherwise
 	 */
 	static String requireValid(String name) {
@@ -44,6 +63,12 @@ final class TableName {
 				|| (parts.length == 2 && !PART.matcher(parts[1]).matches())) {
 			throw new IllegalArgumentException("Invalid table name '" + name + "': it must match " + PATTERN
 					+ ", or be schema.table with each part matching it");
+		}
+		for (String part : parts) {
+			if (RESERVED_EVERYWHERE.contains(part.toLowerCase(Locale.ROOT))) {
+				throw new IllegalArgumentException("Invalid table name '" + name + "': '" + part
+						+ "' is a reserved word in SQL, which the database refuses as a name");
+			}
 		}
 		return name;
 	}

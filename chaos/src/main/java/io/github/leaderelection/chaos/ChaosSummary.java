@@ -201,9 +201,10 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "writesHeldUp", this.writesHeldUp);
 		field(json, "longestWriteMillis", format(this.longestWriteMillis));
 		field(json, "livenessBounds", "{\"crashMillis\": " + this.bounds.crash() / 1_000_000 + ", \"gracefulMillis\": "
-				+ this.bounds.graceful() / 1_000_000 + ", \"otherFaultMillis\": "
-				+ this.bounds.workingLink() / 1_000_000 + ", \"handOverMillis\": " + this.bounds.handOver() / 1_000_000
-				+ ", \"balanceHoldBackMillis\": " + this.bounds.holdBack() / 1_000_000 + "}");
+				+ this.bounds.graceful() / 1_000_000 + ", \"lostDataMillis\": " + this.bounds.lostData() / 1_000_000
+				+ ", \"otherFaultMillis\": " + this.bounds.workingLink() / 1_000_000 + ", \"handOverMillis\": "
+				+ this.bounds.handOver() / 1_000_000 + ", \"balanceHoldBackMillis\": "
+				+ this.bounds.holdBack() / 1_000_000 + "}");
 		field(json, "leaderlessIntervals", this.leaderless.size());
 		field(json, "leaderlessPastBound", lateGaps().size());
 		List<Liveness.Gap> handOverGaps = handOverGaps();

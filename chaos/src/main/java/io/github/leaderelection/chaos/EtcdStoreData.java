@@ -156,6 +156,12 @@ final class EtcdStoreData implements StoreData {
 		return this.client;
 	}
 
+	/** Starts the client on first use; it connects by itself from then on. */
+	@Override
+	public void connect() throws Exception {
+		client();
+	}
+
 	@Override
 	public void close() {
 		if (this.client != null) {

@@ -29,15 +29,35 @@ final class JdbcStoreData implements StoreData {
 
 	private final StoreServer store;
 
+	private Connection connection;
+
 	JdbcStoreData(StoreServer store) {
 		this.store = store;
+	}
+
+	/**
+	 * A new connection each time, to the primary wherever a failover put it: the one
+	 * before may have broken with a restart of the server.
+	 */
+	@Override
+	public void connect() throws SQLException {
+		close();
+		this.connection = DriverManager.getConnection(this.store.jdbcUrl(), this.store.jdbcUser(), "");
+	}
+
+	@Override
+	public void close() throws SQLException {
+		if (this.connection != null) {
+			Connection open = this.connection;
+			this.connection = null;
+			open.close();
+		}
 	}
 
 	@Override
 	public Copy copy() throws SQLException {
 		List<Map<String, Object>> rows = new ArrayList<>();
-		try (Connection connection = connect();
-				Statement statement = statement(connection);
+		try (Statement statement = statement(this.connection);
 				ResultSet result = statement.executeQuery("SELECT * FROM " + TABLE)) {
 			ResultSetMetaData columns = result.getMetaData();
 			while (result.next()) {
@@ -54,9 +74,10 @@ final class JdbcStoreData implements StoreData {
 	@Override
 	public String restore(Copy copy) throws SQLException {
 		List<Map<String, Object>> rows = ((Rows) copy).rows();
-		try (Connection connection = connect()) {
-			// One transaction: the nodes see the table as it was, or as the copy has it.
-			connection.setAutoCommit(false);
+		Connection connection = this.connection;
+		// One transaction: the nodes see the table as it was, or as the copy has it.
+		connection.setAutoCommit(false);
+		try {
 			try (Statement statement = statement(connection)) {
 				statement.executeUpdate("DELETE FROM " + TABLE);
 			}
@@ -75,14 +96,20 @@ final class JdbcStoreData implements StoreData {
 			}
 			connection.commit();
 		}
+		catch (SQLException | RuntimeException ex) {
+			connection.rollback();
+			throw ex;
+		}
+		finally {
+			connection.setAutoCommit(true);
+		}
 		return "restored-" + rows.size() + "-rows";
 	}
 
 	@Override
 	public String deleteGroup(String group, boolean leaseToo) throws SQLException {
-		try (Connection connection = connect();
-				PreparedStatement delete = connection
-					.prepareStatement("DELETE FROM " + TABLE + " WHERE group_name = ?")) {
+		try (PreparedStatement delete = this.connection
+			.prepareStatement("DELETE FROM " + TABLE + " WHERE group_name = ?")) {
 			delete.setQueryTimeout(TIMEOUT_SECONDS);
 			delete.setString(1, group);
 			return "deleted-" + delete.executeUpdate() + "-rows-of-" + group;
@@ -91,7 +118,7 @@ final class JdbcStoreData implements StoreData {
 
 	@Override
 	public String wipe(boolean drastic) throws SQLException {
-		try (Connection connection = connect(); Statement statement = statement(connection)) {
+		try (Statement statement = statement(this.connection)) {
 			if (drastic) {
 				statement.execute("TRUNCATE TABLE " + TABLE);
 				return "truncated";
@@ -102,39 +129,33 @@ final class JdbcStoreData implements StoreData {
 
 	@Override
 	public String lowerTerm(String group, long by) throws SQLException {
-		try (Connection connection = connect()) {
-			long term;
-			try (PreparedStatement read = connection
-				.prepareStatement("SELECT term FROM " + TABLE + " WHERE group_name = ?")) {
-				read.setQueryTimeout(TIMEOUT_SECONDS);
-				read.setString(1, group);
-				try (ResultSet result = read.executeQuery()) {
-					if (!result.next()) {
-						return "no-record-of-" + group;
-					}
-					term = result.getLong(1);
+		Connection connection = this.connection;
+		long term;
+		try (PreparedStatement read = connection
+			.prepareStatement("SELECT term FROM " + TABLE + " WHERE group_name = ?")) {
+			read.setQueryTimeout(TIMEOUT_SECONDS);
+			read.setString(1, group);
+			try (ResultSet result = read.executeQuery()) {
+				if (!result.next()) {
+					return "no-record-of-" + group;
 				}
+				term = result.getLong(1);
 			}
-			long lowered = Math.max(0, term - by);
-			// Only over the term read: a grant in between keeps its term, and the
-			// record says so.
-			try (PreparedStatement update = connection
-				.prepareStatement("UPDATE " + TABLE + " SET term = ? WHERE group_name = ? AND term = ?")) {
-				update.setQueryTimeout(TIMEOUT_SECONDS);
-				update.setLong(1, lowered);
-				update.setString(2, group);
-				update.setLong(3, term);
-				if (update.executeUpdate() == 0) {
-					return "term-of-" + group + "-changed-meanwhile";
-				}
-			}
-			return "term-of-" + group + "-from-" + term + "-to-" + lowered;
 		}
-	}
-
-	/** The primary, wherever a failover put it. */
-	private Connection connect() throws SQLException {
-		return DriverManager.getConnection(this.store.jdbcUrl(), this.store.jdbcUser(), "");
+		long lowered = Math.max(0, term - by);
+		// Only over the term read: a grant in between keeps its term, and the
+		// record says so.
+		try (PreparedStatement update = connection
+			.prepareStatement("UPDATE " + TABLE + " SET term = ? WHERE group_name = ? AND term = ?")) {
+			update.setQueryTimeout(TIMEOUT_SECONDS);
+			update.setLong(1, lowered);
+			update.setString(2, group);
+			update.setLong(3, term);
+			if (update.executeUpdate() == 0) {
+				return "term-of-" + group + "-changed-meanwhile";
+			}
+		}
+		return "term-of-" + group + "-from-" + term + "-to-" + lowered;
 	}
 
 	private static Statement statement(Connection connection) throws SQLException {

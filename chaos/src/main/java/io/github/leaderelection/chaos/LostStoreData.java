@@ -75,6 +75,7 @@ final class LostStoreData implements AutoCloseable {
 	 */
 	void copy() {
 		try {
+			this.data.connect();
 			StoreData.Copy taken = this.data.copy();
 			this.copy = taken;
 			this.copiedAt = EventLog.now();
@@ -103,6 +104,7 @@ final class LostStoreData implements AutoCloseable {
 			}
 			sleep(wait);
 		}
+		this.data.connect();
 		long start = EventLog.now();
 		String detail = switch (variant) {
 			case DELETE_RECORD -> this.data.deleteGroup(group, flip);

@@ -43,6 +43,10 @@ final class RedisStoreData implements StoreData {
 
 	private final StoreServer store;
 
+	private RedisClient client;
+
+	private StatefulRedisConnection<String, String> connection;
+
 	RedisStoreData(StoreServer store) {
 		this.store = store;
 	}
@@ -152,18 +156,38 @@ final class RedisStoreData implements StoreData {
 	}
 
 	/**
-	 * Runs commands on a connection of its own to the master of the moment (a failover
-	 * moves it).
+	 * A new connection each time, to the master of the moment (a failover moves it, a
+	 * restart breaks the one before), on one client for the run: starting a client takes
+	 * seconds, and the change must start when the fault says it does.
 	 */
-	private <T> T call(RedisCall<T> call) {
-		int port = (this.store instanceof ReplicatedStore replicated) ? replicated.primaryPort() : this.store.port();
-		RedisClient client = RedisClient
-			.create(RedisURI.builder().withHost("127.0.0.1").withPort(port).withTimeout(Duration.ofSeconds(5)).build());
-		try (StatefulRedisConnection<String, String> connection = client.connect()) {
-			return call.on(connection.sync());
+	@Override
+	public void connect() {
+		closeConnection();
+		if (this.client == null) {
+			this.client = RedisClient.create();
 		}
-		finally {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+		int port = (this.store instanceof ReplicatedStore replicated) ? replicated.primaryPort() : this.store.port();
+		this.connection = this.client.connect(
+				RedisURI.builder().withHost("127.0.0.1").withPort(port).withTimeout(Duration.ofSeconds(5)).build());
+	}
+
+	private <T> T call(RedisCall<T> call) {
+		return call.on(this.connection.sync());
+	}
+
+	private void closeConnection() {
+		if (this.connection != null) {
+			this.connection.close();
+			this.connection = null;
+		}
+	}
+
+	@Override
+	public void close() {
+		closeConnection();
+		if (this.client != null) {
+			this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			this.client = null;
 		}
 	}
 

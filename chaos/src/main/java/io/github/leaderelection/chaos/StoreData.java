@@ -11,6 +11,13 @@ import io.github.leaderelection.testing.StoreServer;
  */
 interface StoreData extends AutoCloseable {
 
+	/**
+	 * Connects to the store, or to the primary of the moment, unless connected: the
+	 * operations that follow use that connection, so that a change starts as soon as it
+	 * is asked for (a first client can take seconds to start).
+	 */
+	void connect() throws Exception;
+
 	/** The election's data as it is now, to be written back later. */
 	Copy copy() throws Exception;
 
@@ -34,10 +41,6 @@ interface StoreData extends AutoCloseable {
 
 	/** Lowers the term on the group's record by {@code by} (not below 0). */
 	String lowerTerm(String group, long by) throws Exception;
-
-	@Override
-	default void close() throws Exception {
-	}
 
 	/** A copy of the election's data, in the store's own terms. */
 	interface Copy {

@@ -166,6 +166,12 @@ final class ZookeeperStoreData implements StoreData {
 		return this.client;
 	}
 
+	/** Starts the client on first use; it connects by itself from then on. */
+	@Override
+	public void connect() throws Exception {
+		client();
+	}
+
 	@Override
 	public void close() {
 		if (this.client != null) {

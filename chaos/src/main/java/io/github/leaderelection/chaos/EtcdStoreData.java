@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -57,26 +59,36 @@ final class EtcdStoreData implements StoreData {
 
 	/**
 	 * Like restoring an old snapshot: in one transaction, the namespace holds the copy's
-	 * keys and nothing else. A key attached to an etcd lease that has ended since is not
-	 * restored (etcd would refuse the whole transaction), as a key whose lease expired is
-	 * gone.
+	 * keys and none written since. A key attached to an etcd lease that has ended since
+	 * is not restored (etcd would refuse the whole transaction), as a key whose lease
+	 * expired is gone. etcd refuses a transaction that deletes the namespace and puts a
+	 * key in it, so each key of the moment that the copy lacks is deleted on its own.
 	 */
 	@Override
 	public String restore(Copy copy) throws Exception {
 		List<Key> keys = ((Keys) copy).keys();
 		Map<Long, Boolean> liveLeases = new HashMap<>();
+		Set<ByteSequence> restored = new HashSet<>();
 		List<Op> operations = new ArrayList<>();
-		operations.add(Op.delete(PREFIX, DeleteOption.builder().isPrefix(true).build()));
 		for (Key key : keys) {
 			if (key.lease() == 0) {
 				operations.add(Op.put(key.name(), key.value(), PutOption.DEFAULT));
+				restored.add(key.name());
 			}
 			else if (liveLeases.computeIfAbsent(key.lease(), this::isLive)) {
 				operations.add(Op.put(key.name(), key.value(), PutOption.builder().withLeaseId(key.lease()).build()));
+				restored.add(key.name());
+			}
+		}
+		int deleted = 0;
+		for (Key key : ((Keys) copy()).keys()) {
+			if (!restored.contains(key.name())) {
+				operations.add(Op.delete(key.name(), DeleteOption.DEFAULT));
+				deleted++;
 			}
 		}
 		await(client().getKVClient().txn().Then(operations.toArray(new Op[0])).commit());
-		return "restored-" + (operations.size() - 1) + "-of-" + keys.size() + "-keys";
+		return "restored-" + restored.size() + "-of-" + keys.size() + "-keys-deleted-" + deleted;
 	}
 
 	private boolean isLive(long lease) {

@@ -88,8 +88,8 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 
 	/**
 	 * Whether the run kept every promise: no overlap, no action outside a belief, no term
-	 * going backwards, bounds that explain every observation, and (with fencing) no stale
-	 * write accepted.
+	 * going backwards or used twice, bounds that explain every observation, and (with
+	 * fencing) no stale write accepted.
 	 */
 	boolean passed() {
 		return violations().isEmpty();

@@ -19,8 +19,8 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
 
 /**
  * Reads the records of a run and measures it: overlapping beliefs, actions outside a
- * belief, terms that went backwards, stale writes, failover times and the share of time
- * with a leader.
+ * belief, terms that went backwards or were used twice, stale writes, failover times and
+ * the share of time with a leader.
  *
  * <h2>What a belief interval is, and why the count of overlaps is sound</h2>
  *

@@ -106,6 +106,9 @@ final class ChaosRun {
 
 	private String libfaketime;
 
+	/** The {@code lose-store-data} fault, when the run injects it. */
+	private LostStoreData lostData;
+
 	ChaosRun(ChaosSettings settings) {
 		this.settings = settings;
 		this.random = new Random(settings.seed());
@@ -208,10 +211,15 @@ final class ChaosRun {
 		Optional<NodeProcess> leader = awaitLeader(LEADER_WAIT);
 		boolean needsLeader = type != FaultType.RESTART_STORE && type != FaultType.FAILOVER_STORE
 				&& type != FaultType.CLOCK_JUMP && type != FaultType.KILL_FOLLOWER && type != FaultType.CUT_FOLLOWER
-				&& type != FaultType.SLOW_STORE && type != FaultType.FLAP_CONNECTIONS;
+				&& type != FaultType.SLOW_STORE && type != FaultType.FLAP_CONNECTIONS
+				&& type != FaultType.LOSE_STORE_DATA;
 		if (needsLeader && leader.isEmpty()) {
 			this.log.write("skipped", EventLog.now(), type, "no-leader");
 			return false;
+		}
+		if (this.lostData != null && type != FaultType.LOSE_STORE_DATA) {
+			// The copy a later restore writes back: what this fault is about to change.
+			this.lostData.copy();
 		}
 		switch (type) {
 			case KILL_LEADER, KILL_FOLLOWER -> {
@@ -353,6 +361,18 @@ final class ChaosRun {
 				this.log.write("fault", type, t0, t1, "store",
 						"primary-" + oldPrimary + "-to-" + servers.primaryPort());
 				servers.rejoin(oldPrimary);
+			}
+			case LOSE_STORE_DATA -> {
+				LostStoreData.Outcome outcome;
+				try {
+					outcome = this.lostData.inject(this.settings.groupNames());
+				}
+				catch (Exception ex) {
+					logger.warn("Could not change the election's data", ex);
+					this.log.write("skipped", EventLog.now(), type, "store-unreachable");
+					return false;
+				}
+				this.log.write("fault", type, outcome.start(), outcome.end(), "store", outcome.detail());
 			}
 			case CLOCK_JUMP -> {
 				int index = CLOCK_NODE;
@@ -620,6 +640,9 @@ final class ChaosRun {
 			this.fenceDatabase.start();
 		}
 		FencedTable.create(this.fenceDatabase.jdbcUrl(), this.fenceDatabase.jdbcUser(), this.settings.groupNames());
+		if (this.settings.faultTypes().contains(FaultType.LOSE_STORE_DATA)) {
+			this.lostData = new LostStoreData(StoreData.of(this.settings.backend(), this.store), this.random);
+		}
 	}
 
 	private void recordWrites() {
@@ -642,6 +665,15 @@ final class ChaosRun {
 	}
 
 	private void closeStores() {
+		if (this.lostData != null) {
+			try {
+				this.lostData.close();
+			}
+			catch (Exception ex) {
+				logger.warn("Could not close the harness's own store client", ex);
+			}
+			this.lostData = null;
+		}
 		for (StoreServer server : new StoreServer[] { this.store, this.fenceDatabase }) {
 			if (server != null) {
 				try {

@@ -32,6 +32,8 @@ import java.util.stream.Collectors;
  * @param beliefRevivals terms that a process saw end and then held again
  * ({@code isValid()} promises false forever once a term ended)
  * @param termRegressions beliefs or acquires whose term is not above an earlier one's
+ * @param termReuses grants of a term that an earlier grant of the group had, and
+ * processes beyond the first whose writes in one term were accepted
  * @param staleWritesRefused writes refused by the fence because a higher term had written
  * @param staleWritesAccepted accepted writes whose term is below an earlier accepted
  * write's
@@ -68,7 +70,7 @@ import java.util.stream.Collectors;
  */
 record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, Integer> faults, int faultsSkipped,
 		int unexpectedExits, int processes, int beliefIntervals, long overlaps, double overlapMillis,
-		long actionsOutsideBelief, long unexplainedBeliefs, long beliefRevivals, long termRegressions,
+		long actionsOutsideBelief, long unexplainedBeliefs, long beliefRevivals, long termRegressions, long termReuses,
 		long staleWritesRefused, long staleWritesAccepted, long actions, long actionsAccepted, long actionErrors,
 		long rowsWritten, Map<String, List<Double>> failoverMillis, double leaderAvailability,
 		double longestLeaderlessMillis, long eventOverlaps, double eventOverlapMillis, double maxClockOffsetSeconds,
@@ -86,8 +88,8 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 
 	/**
 	 * Whether the run kept every promise: no overlap, no action outside a belief, no term
-	 * going backwards, bounds that explain every observation, and (with fencing) no stale
-	 * write accepted.
+	 * going backwards or used twice, bounds that explain every observation, and (with
+	 * fencing) no stale write accepted.
 	 */
 	boolean passed() {
 		return violations().isEmpty();
@@ -103,6 +105,9 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		}
 		if (this.termRegressions > 0) {
 			violations.add(this.termRegressions + " term regressions");
+		}
+		if (this.termReuses > 0) {
+			violations.add(this.termReuses + " term reuses");
 		}
 		if (this.unexplainedBeliefs > 0) {
 			violations.add(this.unexplainedBeliefs + " observations of a belief outside its bounds");
@@ -174,6 +179,7 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "beliefRevivals", this.beliefRevivals);
 		field(json, "handOvers", this.handOvers);
 		field(json, "termRegressions", this.termRegressions);
+		field(json, "termReuses", this.termReuses);
 		field(json, "staleWritesRefused", this.staleWritesRefused);
 		field(json, "staleWritesAccepted", this.staleWritesAccepted);
 		field(json, "rogueWrites",
@@ -195,9 +201,10 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "writesHeldUp", this.writesHeldUp);
 		field(json, "longestWriteMillis", format(this.longestWriteMillis));
 		field(json, "livenessBounds", "{\"crashMillis\": " + this.bounds.crash() / 1_000_000 + ", \"gracefulMillis\": "
-				+ this.bounds.graceful() / 1_000_000 + ", \"otherFaultMillis\": "
-				+ this.bounds.workingLink() / 1_000_000 + ", \"handOverMillis\": " + this.bounds.handOver() / 1_000_000
-				+ ", \"balanceHoldBackMillis\": " + this.bounds.holdBack() / 1_000_000 + "}");
+				+ this.bounds.graceful() / 1_000_000 + ", \"lostDataMillis\": " + this.bounds.lostData() / 1_000_000
+				+ ", \"otherFaultMillis\": " + this.bounds.workingLink() / 1_000_000 + ", \"handOverMillis\": "
+				+ this.bounds.handOver() / 1_000_000 + ", \"balanceHoldBackMillis\": "
+				+ this.bounds.holdBack() / 1_000_000 + "}");
 		field(json, "leaderlessIntervals", this.leaderless.size());
 		field(json, "leaderlessPastBound", lateGaps().size());
 		List<Liveness.Gap> handOverGaps = handOverGaps();
@@ -286,6 +293,7 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		row(table, "actions outside belief", Long.toString(this.actionsOutsideBelief));
 		row(table, "unexplained beliefs", Long.toString(this.unexplainedBeliefs));
 		row(table, "term regressions", Long.toString(this.termRegressions));
+		row(table, "term reuses", Long.toString(this.termReuses));
 		row(table, "actions", this.actions + " (" + this.actionsAccepted + " accepted, " + this.staleWritesRefused
 				+ " stale refused, " + this.actionErrors + " failed)");
 		row(table, "stale writes accepted", Long.toString(this.staleWritesAccepted));

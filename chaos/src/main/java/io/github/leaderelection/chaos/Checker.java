@@ -9,7 +9,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import io.github.leaderelection.RevocationReason;
@@ -17,8 +19,8 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
 
 /**
  * Reads the records of a run and measures it: overlapping beliefs, actions outside a
- * belief, terms that went backwards, stale writes, failover times and the share of time
- * with a leader.
+ * belief, terms that went backwards or were used twice, stale writes, failover times and
+ * the share of time with a leader.
  *
  * <h2>What a belief interval is, and why the count of overlaps is sound</h2>
  *
@@ -195,6 +197,9 @@ final class Checker {
 		/** Accepted writes, by group: id, term. */
 		final Map<String, List<long[]>> writes = new TreeMap<>();
 
+		/** By group, then term: the processes whose writes in that term were accepted. */
+		final Map<String, Map<Long, Set<String>>> writers = new TreeMap<>();
+
 		int skipped;
 
 		int unexpectedExits;
@@ -282,8 +287,13 @@ final class Checker {
 					case "fault" -> this.faults.add(new String[] { f[1], f[2], f[3], f[4], f[5] });
 					case "skipped" -> this.skipped++;
 					case "end" -> this.end = l(f[1]);
-					case "write" -> this.writes.computeIfAbsent(EventLog.groupOf(f), (group) -> new ArrayList<>())
-						.add(new long[] { l(f[1]), l(f[3]) });
+					case "write" -> {
+						this.writes.computeIfAbsent(EventLog.groupOf(f), (group) -> new ArrayList<>())
+							.add(new long[] { l(f[1]), l(f[3]) });
+						this.writers.computeIfAbsent(EventLog.groupOf(f), (group) -> new TreeMap<>())
+							.computeIfAbsent(l(f[3]), (term) -> new TreeSet<>())
+							.add(f[2]);
+					}
 					default -> {
 						// spawn: nothing to check
 					}
@@ -531,7 +541,7 @@ final class Checker {
 			return new ChaosSummary(this.settings, (this.run.end - this.run.start) / 1e9, faultCounts(),
 					this.run.skipped, this.run.unexpectedExits, this.run.incarnations.size(), intervalCount, overlaps,
 					overlapNanos / 1e6, outside, this.unexplainedBeliefs, this.beliefRevivals, termRegressions(),
-					refused, staleWritesAccepted(), actions, accepted, errors,
+					termReuses(), refused, staleWritesAccepted(), actions, accepted, errors,
 					this.run.writes.values().stream().mapToInt(List::size).sum(), failovers(leading), availability,
 					longestGap / 1e6, eventOverlaps, eventOverlapNanos / 1e6, maxClockOffsetSeconds(),
 					leaderless(leading), Liveness.Bounds.of(this.settings), holdUps[0], holdUps[1] / 1e6, rogue,
@@ -702,6 +712,37 @@ final class Checker {
 				}
 			}
 			return regressions;
+		}
+
+		/**
+		 * Terms used twice in a group (invariant 2 makes every grant's term unique to
+		 * it): each grant of a term that an earlier grant of the group already had, by
+		 * another process or by the same one again, and each process beyond the first
+		 * whose writes in one term the fence accepted. The fence accepts a write of the
+		 * highest term so far, so two holders of one term both write; and two grants of
+		 * one term whose calls overlapped, one of which never became a belief (it waited
+		 * to act and lost the group first), are no regression of the belief or acquire
+		 * order, yet the store handed the term out twice, as a store that lost its data
+		 * and counts terms again from what is left would.
+		 */
+		private long termReuses() {
+			long reuses = 0;
+			Map<String, Map<Long, Integer>> grants = new TreeMap<>();
+			this.run.incarnations.values()
+				.forEach((node) -> node.groups.forEach((group, records) -> records.acquires
+					.forEach((acquire) -> grants.computeIfAbsent(group, (name) -> new TreeMap<>())
+						.merge(acquire[2], 1, Integer::sum))));
+			for (Map<Long, Integer> byTerm : grants.values()) {
+				for (int count : byTerm.values()) {
+					reuses += count - 1;
+				}
+			}
+			for (Map<Long, Set<String>> byTerm : this.run.writers.values()) {
+				for (Set<String> keys : byTerm.values()) {
+					reuses += keys.size() - 1;
+				}
+			}
+			return reuses;
 		}
 
 		/**

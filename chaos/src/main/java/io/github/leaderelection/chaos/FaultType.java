@@ -95,6 +95,15 @@ enum FaultType {
 	FAILOVER_STORE("failover-store"),
 
 	/**
+	 * The election's own data in the store is lost or changed by hand while the nodes
+	 * run: one group's record deleted, all of it wiped, an earlier copy restored over it,
+	 * or one group's term lowered (see {@link LostStoreData}). Invariants 1 and 2 hold
+	 * through it only if a grant on a record missing or older than what its candidate saw
+	 * waits one lease duration and takes a term above every term seen (issue 34).
+	 */
+	LOSE_STORE_DATA("lose-store-data"),
+
+	/**
 	 * The wall clock of node 0 (leader or not) jumps to one minute to six hours off,
 	 * either way (F6, F7).
 	 */

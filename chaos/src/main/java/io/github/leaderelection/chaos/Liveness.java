@@ -25,6 +25,11 @@ import io.github.leaderelection.testing.ZookeeperServer;
  * <li>the store went down, or was slow or flapping for everyone ({@code restart-store},
  * {@code slow-store}, {@code flap-connections}): from the end of the fault, as for a
  * fault that leaves a working link;</li>
+ * <li>the election's data lost or changed by hand ({@code lose-store-data}): from the
+ * instant the change began, the lease and 2 retry periods, and that round trip. Whoever
+ * finds the record missing or older than what it saw is granted the group but waits one
+ * lease duration before it acts, because the holder of the lost record may still believe
+ * it leads; it finds it at its next attempt, within 1.2 retry periods;</li>
  * <li>any other fault, which leaves at least one candidate with a working store link: the
  * fault plus the lease and 2 retry periods, and that round trip;</li>
  * <li>no fault before it: the same, from the start of the gap; so too a gap that begins
@@ -151,6 +156,17 @@ final class Liveness {
 		}
 
 		/**
+		 * From the start of a {@code lose-store-data} fault: the next holder's read
+		 * within a retry period (with jitter), then the lease duration it waits out
+		 * before it acts. The lease is the store's, which is never shorter than the
+		 * candidate's (etcd rounds it up to whole seconds, and a deleted record may leave
+		 * the old holder's etcd lease to run out).
+		 */
+		long lostData() {
+			return this.lease + 2 * this.retry;
+		}
+
+		/**
 		 * From the return of the release of a hand-over, before the hold-back: the others
 		 * read the group within a retry period.
 		 */
@@ -159,9 +175,10 @@ final class Liveness {
 		}
 
 		String describe() {
-			String text = String.format(Locale.ROOT, "crash %d ms, graceful stop %d ms, other faults %d ms",
+			String text = String.format(Locale.ROOT,
+					"crash %d ms, graceful stop %d ms, lost store data %d ms, other faults %d ms",
 					(crash() + this.holdBack) / 1_000_000, (graceful() + this.holdBack) / 1_000_000,
-					(workingLink() + this.holdBack) / 1_000_000);
+					(lostData() + this.holdBack) / 1_000_000, (workingLink() + this.holdBack) / 1_000_000);
 			if (this.holdBack > 0) {
 				text += String.format(Locale.ROOT,
 						", hand-over %d ms from its release (each with %d ms of balancing hold-back)",
@@ -301,6 +318,7 @@ final class Liveness {
 		long bound = switch (type) {
 			case KILL_LEADER, STOP_LEADER -> bounds.crash();
 			case RESTART_LEADER -> bounds.graceful();
+			case LOSE_STORE_DATA -> bounds.lostData();
 			default -> bounds.workingLink();
 		};
 		return saturatedAdd(clock, bound);

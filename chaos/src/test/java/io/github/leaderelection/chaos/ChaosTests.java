@@ -24,7 +24,7 @@ class ChaosTests {
 
 	/**
 	 * Each fault type the backend can inject, once, and 5 more: 20 where every type
-	 * applies, 12 on the replicated stores the nodes reach without a link of their own (7
+	 * applies, 13 on the replicated stores the nodes reach without a link of their own (8
 	 * types), whose failovers take the longest.
 	 */
 	@ParameterizedTest(name = "{0}")

@@ -159,6 +159,41 @@ class CheckerTests {
 		ChaosSummary summary = check();
 		assertThat(summary.termRegressions()).isEqualTo(2); // the belief order and the
 															// acquire order
+		assertThat(summary.termReuses()).isOne(); // b was granted a's term
+		assertThat(summary.passed()).isFalse();
+	}
+
+	@Test
+	void termGrantedTwiceIsAReuseEvenWhenOnlyOneGrantBecameABelief() throws IOException {
+		// a is granted term 4 on a record it finds lost, waits a lease before acting and
+		// loses the group before then: no belief. b's grant of term 4 overlapped a's
+		// call, so neither the beliefs nor the acquires go backwards.
+		node("a", "library");
+		record("a", "acquire", ms(0), ms(300), "taken", 4, ms(2000));
+		record("a", "revoked", ms(400), 4, "LEASE_LOST");
+		node("b", "library");
+		acquire("b", 100, 110, 4);
+		this.endMillis = 1600;
+		ChaosSummary summary = check();
+		assertThat(summary.beliefIntervals()).isOne();
+		assertThat(summary.termRegressions()).isZero();
+		assertThat(summary.termReuses()).isOne();
+		assertThat(summary.violations()).contains("1 term reuses");
+	}
+
+	@Test
+	void writesOfTwoProcessesInOneTermAreAReuse() throws IOException {
+		node("a", "library");
+		acquire("a", 0, 10, 5);
+		this.harness.add("write 1 a 5 chaos");
+		this.harness.add("write 2 a 5 chaos");
+		this.endMillis = 1500;
+		assertThat(check().termReuses()).isZero();
+		// The fence accepts a write of the highest term so far, whoever sends it.
+		this.harness.add("write 3 b 5 chaos");
+		ChaosSummary summary = check();
+		assertThat(summary.staleWritesAccepted()).isZero();
+		assertThat(summary.termReuses()).isOne();
 		assertThat(summary.passed()).isFalse();
 	}
 

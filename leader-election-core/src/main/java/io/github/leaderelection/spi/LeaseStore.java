@@ -46,8 +46,8 @@ public interface LeaseStore extends AutoCloseable {
 
 	/**
 	 * Takes the lease for the candidate if {@link Lease#isAcquirableBy} holds in the
-	 * store at that instant, with a term one greater than the last, expiring
-	 * {@code leaseDuration} from now.
+	 * store at that instant, with a term greater than every earlier term of the group,
+	 * expiring {@code leaseDuration} from now.
 	 * @return the lease taken (its {@link Lease#activeIn()} is positive when an unexpired
 	 * lease of another holder was taken over), or empty when another candidate holds a
 	 * live lease

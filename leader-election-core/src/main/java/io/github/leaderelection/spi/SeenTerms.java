@@ -66,15 +66,6 @@ public final class SeenTerms {
 	}
 
 	/**
-	 * Whether a grant that the store made on its own, with the term the stored one plus
-	 * one, was made on a lost record: a grant needs {@linkplain #nextTerm another term}
-	 * then.
-	 */
-	public boolean isLostGrant(String group, long grantedTerm) {
-		return grantedTerm <= Math.max(0, seen(group));
-	}
-
-	/**
 	 * The term of the next grant of the group.
 	 * @param storedTerm the record's term, or {@code null} when the group has no record
 	 * @param clockMicros a clock reading in microseconds, the store's where it has one: a

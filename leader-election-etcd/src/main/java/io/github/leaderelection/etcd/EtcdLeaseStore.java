@@ -882,12 +882,15 @@ public class EtcdLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * The term of the next grant. etcd tells no time, so the floor of a grant on a lost
-	 * record is this machine's clock: a floor for terms only, never a judge of expiry.
+	 * The term of the next grant: never below this machine's clock in microseconds (etcd
+	 * tells no time), so that a group whose record went back (a restore, a hand edit)
+	 * does not hand out a term again to a candidate that had not seen the later one. The
+	 * clock is a floor for terms only, never a judge of expiry.
 	 */
 	private long nextTerm(String group, Optional<GroupRecord> record) {
-		return this.seenTerms.nextTerm(group, record.map(GroupRecord::term).orElse(null),
-				System.currentTimeMillis() * 1000);
+		long clockMicros = System.currentTimeMillis() * 1000;
+		return Math.max(this.seenTerms.nextTerm(group, record.map(GroupRecord::term).orElse(null), clockMicros),
+				clockMicros);
 	}
 
 	private void remember(String group, long term) {

@@ -68,9 +68,11 @@ final class BatchSql {
 	// ACQUIRE takes it, and the others are left alone and not returned. The rows are
 	// locked in the order of their names.
 	private static final String ACQUIRE_ARRAY = "INSERT INTO {table} AS t (group_name, holder_id, term, "
-			+ "active_from_ms, lease_until_ms) SELECT g, ?, 1, {now}, {now} + ? FROM unnest(?::text[]) AS g ORDER BY g "
+			+ "active_from_ms, lease_until_ms) SELECT g, ?, " + LeaseSql.FIRST_TERM
+			+ ", {now}, {now} + ? FROM unnest(?::text[]) AS g ORDER BY g "
 			+ "ON CONFLICT (group_name) DO UPDATE SET active_from_ms = GREATEST(t.lease_until_ms, {now}), "
-			+ "holder_id = EXCLUDED.holder_id, term = t.term + 1, lease_until_ms = EXCLUDED.lease_until_ms "
+			+ "holder_id = EXCLUDED.holder_id, term = GREATEST(t.term + 1, {now} * 1000), "
+			+ "lease_until_ms = EXCLUDED.lease_until_ms "
 			+ "WHERE t.holder_id IS NULL OR t.holder_id = EXCLUDED.holder_id OR t.lease_until_ms <= {now} "
 			+ "RETURNING " + LEASE_COLUMNS + ", t.group_name";
 
@@ -79,8 +81,9 @@ final class BatchSql {
 			+ "active_from_ms - {now}, group_name FROM FINAL TABLE (MERGE INTO {table} t USING (VALUES {groups}) "
 			+ "AS s(g) ON t.group_name = s.g WHEN MATCHED AND (t.holder_id IS NULL OR t.holder_id = ? "
 			+ "OR t.lease_until_ms <= {now}) THEN UPDATE SET active_from_ms = GREATEST(t.lease_until_ms, {now}), "
-			+ "holder_id = ?, term = t.term + 1, lease_until_ms = {now} + ? WHEN NOT MATCHED THEN INSERT "
-			+ "(group_name, holder_id, term, active_from_ms, lease_until_ms) VALUES (s.g, ?, 1, {now}, {now} + ?))";
+			+ "holder_id = ?, term = GREATEST(t.term + 1, {now} * 1000), lease_until_ms = {now} + ? "
+			+ "WHEN NOT MATCHED THEN INSERT (group_name, holder_id, term, active_from_ms, lease_until_ms) "
+			+ "VALUES (s.g, ?, " + LeaseSql.FIRST_TERM + ", {now}, {now} + ?))";
 
 	private static final String TAKEABLE = "(holder_id IS NULL OR holder_id = ? OR lease_until_ms <= {now})";
 
@@ -92,8 +95,8 @@ final class BatchSql {
 	// lease end, as in ACQUIRE. A row left alone is still locked until the
 	// transaction ends.
 	private static final String TAKE_ON_DUPLICATE = " ON DUPLICATE KEY UPDATE active_from_ms = IF(" + TAKEABLE
-			+ ", GREATEST(lease_until_ms, {now}), active_from_ms), term = IF(" + TAKEABLE + ", term + 1, term), "
-			+ "holder_id = IF(" + TAKEABLE + ", ?, holder_id), lease_until_ms = IF(" + TAKEABLE
+			+ ", GREATEST(lease_until_ms, {now}), active_from_ms), term = IF(" + TAKEABLE + ", " + LeaseSql.NEXT_TERM
+			+ ", term), " + "holder_id = IF(" + TAKEABLE + ", ?, holder_id), lease_until_ms = IF(" + TAKEABLE
 			+ ", {now} + ?, lease_until_ms)";
 
 	private static final String UPSERT_COLUMNS = "INSERT INTO {table} (group_name, holder_id, term, active_from_ms, "
@@ -102,7 +105,8 @@ final class BatchSql {
 	private static final String UPSERT_LIST = UPSERT_COLUMNS + "VALUES {rows}" + TAKE_ON_DUPLICATE;
 
 	// In the order of the array, as READ_JSON and RENEW_JSON lock rows.
-	private static final String UPSERT_JSON = UPSERT_COLUMNS + "SELECT j.g, ?, 1, {now}, {now} + ? FROM "
+	private static final String UPSERT_JSON = UPSERT_COLUMNS + "SELECT j.g, ?, " + LeaseSql.FIRST_TERM
+			+ ", {now}, {now} + ? FROM "
 			+ "JSON_TABLE(?, '$[*]' COLUMNS (i FOR ORDINALITY, g {groupType} PATH '$')) AS j ORDER BY j.i"
 			+ TAKE_ON_DUPLICATE;
 
@@ -247,7 +251,7 @@ final class BatchSql {
 
 	private Bound upsertList(List<String> groups, String candidateId, long millis) {
 		String upsert = sql(UPSERT_LIST).replace("{rows}",
-				placeholders(sql("(?, ?, 1, {now}, {now} + ?)"), groups.size()));
+				placeholders(sql("(?, ?, " + LeaseSql.FIRST_TERM + ", {now}, {now} + ?)"), groups.size()));
 		Object[] rows = new Object[3 * groups.size()];
 		for (int i = 0; i < groups.size(); i++) {
 			rows[3 * i] = groups.get(i);

@@ -210,9 +210,9 @@ public class JdbcLeaseStore implements LeaseStore {
 			}
 			try {
 				return transaction(connection, () -> {
-					update(connection, sql.insert(), timeout, group, candidateId, 1L, millis);
+					update(connection, sql.insert(), timeout, group, candidateId, millis);
 					return Optional.of(recoverIfLost(connection, sql, readTaken(connection, sql, group, timeout),
-							millis, timeout));
+							this.seenTerms.isLost(group, null), millis, timeout));
 				});
 			}
 			catch (SQLException ex) {
@@ -272,9 +272,14 @@ public class JdbcLeaseStore implements LeaseStore {
 		}
 		long deadline = System.nanoTime() + timeout.toNanos();
 		long millis = leaseDuration.toMillis();
+		Set<String> seen = new LinkedHashSet<>();
+		distinct.stream().filter((group) -> this.seenTerms.seen(group) > 0).forEach(seen::add);
 		return execute("acquire the leases of " + distinct.size() + " groups", timeout,
 				(connection, sql) -> LeaseAcquisitions.acquire(connection, batchSql(connection, sql, deadline),
-						distinct, candidateId, millis, deadline, (lease) -> recoverIfLost(connection, sql, lease,
+						distinct, candidateId, millis, deadline, seen,
+						(lease, before) -> recoverIfLost(connection, sql, lease,
+								seen.contains(lease.group()) && this.seenTerms.isLost(lease.group(),
+										(before != null) ? before.term() : null),
 								millis, SqlRunner.remaining(connection, deadline))));
 	}
 
@@ -365,9 +370,8 @@ public class JdbcLeaseStore implements LeaseStore {
 				return null;
 			}
 			try {
-				// Term 0 with a lease already over: the named candidate takes term 1 at
-				// once.
-				announced(connection, sql, group, timeout, sql.insert(), group, candidateId, 0L, 0L);
+				// A lease already over: the named candidate takes the next term at once.
+				announced(connection, sql, group, timeout, sql.insert(), group, candidateId, 0L);
 			}
 			catch (SQLException ex) {
 				// The row appeared meanwhile, or exists and already names the candidate.
@@ -448,11 +452,17 @@ public class JdbcLeaseStore implements LeaseStore {
 	 */
 	private Optional<Lease> takeOver(Connection connection, LeaseSql sql, String group, String candidateId, long millis,
 			Duration timeout) throws SQLException {
-		return transaction(connection,
-				() -> (update(connection, sql.acquire(), timeout, candidateId, millis, group, candidateId) > 0)
-						? Optional.of(recoverIfLost(connection, sql, readTaken(connection, sql, group, timeout), millis,
-								timeout))
-						: Optional.empty());
+		return transaction(connection, () -> {
+			// What the row held before, only where a loss could show: against a term
+			// seen.
+			boolean lost = this.seenTerms.seen(group) > 0 && this.seenTerms.isLost(group,
+					read(connection, sql, group, timeout).map(Lease::term).orElse(null));
+			if (update(connection, sql.acquire(), timeout, candidateId, millis, group, candidateId) == 0) {
+				return Optional.empty();
+			}
+			return Optional
+				.of(recoverIfLost(connection, sql, readTaken(connection, sql, group, timeout), lost, millis, timeout));
+		});
 	}
 
 	private static Lease readTaken(Connection connection, LeaseSql sql, String group, Duration timeout)
@@ -463,17 +473,17 @@ public class JdbcLeaseStore implements LeaseStore {
 
 	/**
 	 * Called in the transaction that took the lease, with the lease taken: a lease taken
-	 * on a record that was missing or older than a term seen gets a term above every term
-	 * seen and above the database clock in microseconds, and its holder waits one lease
-	 * duration before it acts (see {@link SeenTerms}).
+	 * on a record that was missing or older than a term seen ({@code lost}) gets a term
+	 * above every term seen, and its holder waits one lease duration before it acts (see
+	 * {@link SeenTerms}).
 	 */
-	private Lease recoverIfLost(Connection connection, LeaseSql sql, Lease taken, long millis, Duration timeout)
-			throws SQLException {
+	private Lease recoverIfLost(Connection connection, LeaseSql sql, Lease taken, boolean lost, long millis,
+			Duration timeout) throws SQLException {
 		String group = taken.group();
-		if (!this.seenTerms.isLostGrant(group, taken.term())) {
+		if (!lost) {
 			return seen(taken);
 		}
-		long term = this.seenTerms.nextTerm(group, taken.term() - 1, 0);
+		long term = this.seenTerms.seen(group) + 1;
 		update(connection, sql.recover(), timeout, term, millis, group, taken.holder(), taken.term());
 		Lease recovered = seen(readTaken(connection, sql, group, timeout));
 		this.seenTerms.warnLost(group, recovered.term());

@@ -13,6 +13,7 @@ import java.util.TreeSet;
 
 import io.github.leaderelection.jdbc.BatchSql.Bound;
 import io.github.leaderelection.spi.Lease;
+import org.jspecify.annotations.Nullable;
 
 import static io.github.leaderelection.jdbc.SqlRunner.prepare;
 import static io.github.leaderelection.jdbc.SqlRunner.remaining;
@@ -39,15 +40,18 @@ final class LeaseAcquisitions {
 
 	/**
 	 * Takes the groups' leases for the candidate where each may be taken, in one
-	 * transaction that also passes each lease taken through {@code check} (which may
-	 * write it again) before it commits.
+	 * transaction that first reads the groups of {@code readFirst}, and passes each lease
+	 * taken through {@code check} (which may write it again) before it commits.
 	 * @param groups distinct groups
+	 * @param readFirst the groups whose rows {@code check} is given as they were before
 	 * @return the leases taken, by group as asked for, in the order asked for
 	 */
 	static Map<String, Lease> acquire(Connection connection, BatchSql batch, Set<String> groups, String candidateId,
-			long millis, long deadline, TakenLeaseCheck check) throws SQLException {
+			long millis, long deadline, Set<String> readFirst, TakenLeaseCheck check) throws SQLException {
 		Set<String> sorted = new LinkedHashSet<>(new TreeSet<>(groups));
 		return transaction(connection, () -> {
+			Map<String, Lease> before = readFirst.isEmpty() ? Map.of()
+					: LeaseBatches.read(connection, batch, readFirst, false, deadline);
 			Map<String, Lease> taken = batch.acquireReturnsLeases()
 					? takeReturning(connection, batch, sorted, candidateId, millis, deadline)
 					: takeThenRead(connection, batch, sorted, candidateId, millis, deadline);
@@ -55,7 +59,7 @@ final class LeaseAcquisitions {
 			for (String group : groups) {
 				Lease lease = taken.get(group);
 				if (lease != null) {
-					inOrder.put(group, check.check(lease));
+					inOrder.put(group, check.check(lease, before.get(group)));
 				}
 			}
 			return inOrder;
@@ -143,7 +147,11 @@ final class LeaseAcquisitions {
 	@FunctionalInterface
 	interface TakenLeaseCheck {
 
-		Lease check(Lease taken) throws SQLException;
+		/**
+		 * @param taken the lease taken
+		 * @param before the row as it was before, if it was read first and found
+		 */
+		Lease check(Lease taken, @Nullable Lease before) throws SQLException;
 
 	}
 

@@ -16,6 +16,17 @@ import org.jspecify.annotations.Nullable;
 record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, String renew, String release,
 		String force, String clear, String recover, String verify, @Nullable String announce, CandidateSql candidates) {
 
+	/**
+	 * The term of a grant on an existing row: above the row's and at least the database
+	 * clock in microseconds, so that a term is never handed out twice, not even when the
+	 * row went back to an older term (a restore, a hand edit) before a candidate that had
+	 * not seen the later one took it.
+	 */
+	static final String NEXT_TERM = "GREATEST(term + 1, {now} * 1000)";
+
+	/** The term of a group's first grant: the database clock in microseconds. */
+	static final String FIRST_TERM = "{now} * 1000";
+
 	private static final String DDL = """
 			CREATE TABLE IF NOT EXISTS {table} (
 			  group_name     VARCHAR(255) NOT NULL PRIMARY KEY,
@@ -33,11 +44,11 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 	// MariaDB assign left to right with the new values, PostgreSQL and H2 from the old
 	// row.
 	private static final String ACQUIRE = "UPDATE {table} SET active_from_ms = GREATEST(lease_until_ms, {now}), "
-			+ "holder_id = ?, term = term + 1, lease_until_ms = {now} + ? "
+			+ "holder_id = ?, term = " + NEXT_TERM + ", lease_until_ms = {now} + ? "
 			+ "WHERE group_name = ? AND (holder_id IS NULL OR holder_id = ? OR lease_until_ms <= {now})";
 
 	private static final String INSERT = "INSERT INTO {table} (group_name, holder_id, term, active_from_ms, "
-			+ "lease_until_ms) VALUES (?, ?, ?, {now}, {now} + ?)";
+			+ "lease_until_ms) VALUES (?, ?, " + FIRST_TERM + ", {now}, {now} + ?)";
 
 	private static final String RENEW = "UPDATE {table} SET lease_until_ms = {now} + ? "
 			+ "WHERE group_name = ? AND holder_id = ? AND term = ?";
@@ -51,16 +62,16 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 
 	// A new term, so that every term names one holder; the current holder itself is left
 	// alone.
-	private static final String FORCE = "UPDATE {table} SET holder_id = ?, term = term + 1, "
+	private static final String FORCE = "UPDATE {table} SET holder_id = ?, term = " + NEXT_TERM + ", "
 			+ "lease_until_ms = GREATEST(lease_until_ms, {now}) "
 			+ "WHERE group_name = ? AND (holder_id IS NULL OR holder_id <> ?)";
 
 	private static final String CLEAR = "UPDATE {table} SET holder_id = NULL WHERE group_name = ?";
 
 	// A grant just made on a lost record (SeenTerms), in the transaction that made it:
-	// a term above every term seen and above the database clock in microseconds, and a
-	// wait of one lease duration. No assignment reads a column assigned before it.
-	private static final String RECOVER = "UPDATE {table} SET term = GREATEST(?, {now} * 1000), "
+	// a term above every term seen, and a wait of one lease duration. No assignment
+	// reads a column assigned before it.
+	private static final String RECOVER = "UPDATE {table} SET term = GREATEST(term, ?), "
 			+ "active_from_ms = GREATEST(active_from_ms, {now} + ?) WHERE group_name = ? AND holder_id = ? AND term = ?";
 
 	private static final String VERIFY = "SELECT group_name, holder_id, term, active_from_ms, lease_until_ms "

@@ -165,11 +165,13 @@ class JdbcLeaseStoreBatchTests {
 				assertThat(read.get(lease.group()).expiresIn()).isGreaterThan(LIVE);
 			}
 			Map<String, Lease> retaken = store.tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+			// Once seen, groups are read first, to tell a row the database lost.
 			assertThat(counter.takeCount()).as("statements to take %d leases again", THOUSANDS)
-				.isEqualTo(database.statementsToAcquire(THOUSANDS, table.dataSource()));
+				.isEqualTo(database.statementsPerList(THOUSANDS)
+						+ database.statementsToAcquire(THOUSANDS, table.dataSource()));
 			assertThat(retaken).containsOnlyKeys(groups);
 			for (Lease lease : leases) {
-				assertThat(retaken.get(lease.group()).term()).isEqualTo(lease.term() + 1);
+				assertThat(retaken.get(lease.group()).term()).isGreaterThan(lease.term());
 			}
 			assertThat(store.tryAcquireAll(List.of(), "a", LIVE, TIMEOUT)).isEmpty();
 			assertThat(store.renewAll(List.of(), RENEWED, TIMEOUT)).isEmpty();
@@ -216,12 +218,12 @@ class JdbcLeaseStoreBatchTests {
 					LIVE, TIMEOUT);
 			assertThat(counter.takeCount()).isEqualTo(database.statementsToAcquire(6, table.dataSource()));
 			assertThat(taken).containsOnlyKeys(unknown, released, expired, forced, own);
-			assertThat(taken.get(unknown).term()).isEqualTo(1);
-			assertThat(taken.get(expired).term()).isEqualTo(expiredLease.term() + 1);
+			assertThat(taken.get(unknown).term()).isPositive();
+			assertThat(taken.get(expired).term()).isGreaterThan(expiredLease.term());
 			assertThat(taken.get(expired).activeIn()).isZero();
-			assertThat(taken.get(forced).term()).isEqualTo(forcedLease.term() + 1);
+			assertThat(taken.get(forced).term()).isGreaterThan(forcedLease.term());
 			assertThat(taken.get(forced).activeIn()).isPositive().isLessThanOrEqualTo(forcedLease.expiresIn());
-			assertThat(taken.get(own).term()).isEqualTo(ownLease.term() + 1);
+			assertThat(taken.get(own).term()).isGreaterThan(ownLease.term());
 			Lease stillHeld = others.read(held, TIMEOUT).orElseThrow();
 			assertThat(stillHeld.holder()).isEqualTo("b");
 			assertThat(stillHeld.term()).isEqualTo(heldLease.term());
@@ -250,7 +252,7 @@ class JdbcLeaseStoreBatchTests {
 			assertThat(counter.takeCount()).isEqualTo(oneList);
 			List<Lease> leases = List.copyOf(store.tryAcquireAll(groups, "a", LIVE, TIMEOUT).values());
 			assertThat(leases).hasSize(PER_LIST + 1);
-			assertThat(counter.takeCount()).isEqualTo(2 * oneList);
+			assertThat(counter.takeCount()).isEqualTo(database.statementsPerList(PER_LIST) + 2 * oneList);
 			assertThat(store.renewAll(leases.subList(0, PER_LIST), RENEWED, TIMEOUT)).hasSize(PER_LIST);
 			assertThat(counter.takeCount()).isEqualTo(1);
 			assertThat(store.readAll(most, TIMEOUT)).hasSize(PER_LIST);
@@ -354,8 +356,8 @@ class JdbcLeaseStoreBatchTests {
 			Map<String, Lease> taken = store.tryAcquireAll(List.of(other, unknown), "a", LIVE, TIMEOUT);
 			assertThat(taken).containsOnlyKeys(other, unknown);
 			assertThat(taken.get(other).group()).isEqualTo(other);
-			assertThat(taken.get(other).term()).isEqualTo(lease.term() + 1);
-			assertThat(store.read(group, TIMEOUT).orElseThrow().term()).isEqualTo(lease.term() + 1);
+			assertThat(taken.get(other).term()).isGreaterThan(lease.term());
+			assertThat(store.read(group, TIMEOUT).orElseThrow().term()).isEqualTo(taken.get(other).term());
 			assertThat(table.store().tryAcquireAll(List.of(other), "b", LIVE, TIMEOUT)).isEmpty();
 		}
 		finally {
@@ -551,8 +553,9 @@ class JdbcLeaseStoreBatchTests {
 		}
 
 		/**
-		 * Statements to take leases: one that takes and returns them on PostgreSQL and
-		 * H2; on MySQL and MariaDB one that takes them, then one that reads them.
+		 * Statements to take leases that the store has not seen: one that takes and
+		 * returns them on PostgreSQL and H2; on MySQL and MariaDB one that takes them,
+		 * then one that reads them.
 		 */
 		int statementsToAcquire(int groups, DataSource dataSource) throws SQLException {
 			return statementsPerList(groups) * ((dialect(dataSource) == SqlDialect.MYSQL) ? 2 : 1);

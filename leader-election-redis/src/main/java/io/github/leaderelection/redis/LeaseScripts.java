@@ -175,6 +175,7 @@ enum LeaseScripts {
 			  term = math.max(term, live.term + 1)
 			  lease_end = math.max(lease_end, now + live.ttl)
 			end
+			term = math.max(term, micros)
 			if lease_end > now then
 			  redis.call('SET', KEYS[1], int(term) .. ':' .. target, 'PX', lease_end - now)
 			end
@@ -361,7 +362,9 @@ enum LeaseScripts {
 			    term = micros
 			    previous_end = now + duration
 			  end
-			  term = math.max(term, seen + 1, rec and rec.term + 1 or 1, live and live.term + 1 or 1)
+			  -- Never below the clock either, so that no term is handed out twice, not even after the record
+			  -- went back (a restore, a hand edit) before a candidate that had not seen the later one took it.
+			  term = math.max(term, seen + 1, rec and rec.term + 1 or 1, live and live.term + 1 or 1, micros)
 			  if live then
 			    previous_end = math.max(previous_end, now + live.ttl)
 			  end

@@ -45,10 +45,13 @@ record GroupView(Grant grant, int version, long createdMillis, List<String> queu
 	 * The term of the next grant. Terms start at the group node's creation in
 	 * microseconds, so that a group node created again after ZooKeeper lost its data
 	 * starts above every earlier term (while grants come less than once a microsecond and
-	 * ZooKeeper's clock does not step back).
+	 * ZooKeeper's clock does not step back), and are never below this machine's clock in
+	 * microseconds, so that a group whose data went back (a restore, a hand edit) does
+	 * not hand out a term again to a candidate that had not seen the later one. The clock
+	 * is a floor for terms only, never a judge of expiry.
 	 */
 	long nextTerm() {
-		return Math.max(this.grant.term(), this.createdMillis * 1000) + 1;
+		return Math.max(Math.max(this.grant.term(), this.createdMillis * 1000) + 1, System.currentTimeMillis() * 1000);
 	}
 
 	/**

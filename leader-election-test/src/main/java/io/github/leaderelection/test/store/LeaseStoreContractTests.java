@@ -210,7 +210,7 @@ public abstract class LeaseStoreContractTests {
 			assertThat(read(group).term()).isEqualTo(lease.term());
 		});
 		assertThat(taken.get(unknown).term()).isPositive();
-		assertThat(taken.get(released).term()).isEqualTo(releasedLease.term() + 1);
+		assertThat(taken.get(released).term()).isGreaterThan(releasedLease.term());
 		assertThat(taken.get(own).term()).isGreaterThan(ownLease.term());
 		assertThat(this.store.renew(ownLease, RENEWED, TIMEOUT)).isFalse();
 		assertThat(read(heldByOther).holder()).isEqualTo("b");
@@ -259,7 +259,7 @@ public abstract class LeaseStoreContractTests {
 		List<String> free = new ArrayList<>(groups);
 		free.remove(held.group());
 		assertThat(taken).containsOnlyKeys(free);
-		assertThat(taken.get(released.group()).term()).isEqualTo(released.term() + 1);
+		assertThat(taken.get(released.group()).term()).isGreaterThan(released.term());
 		Map<String, Lease> read = this.store.readAll(groups, TIMEOUT);
 		for (String group : free) {
 			assertThat(read.get(group).holder()).isEqualTo("a");
@@ -601,7 +601,7 @@ public abstract class LeaseStoreContractTests {
 		this.store.release(old, TIMEOUT);
 		List<Lease> winners = race(group, 16);
 		assertThat(winners).hasSize(1);
-		assertThat(winners.get(0).term()).isEqualTo(old.term() + 1);
+		assertThat(winners.get(0).term()).isGreaterThan(old.term());
 		assertThat(read(group).holder()).isEqualTo(winners.get(0).holder());
 	}
 

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration properties for leader election.
@@ -77,6 +78,8 @@ public class LeaderElectionProperties {
 
 	private final Balance balance = new Balance();
 
+	private final Endpoint endpoint = new Endpoint();
+
 	/**
 	 * Partitioned groups to join, by name, with their number of partitions: partition i
 	 * of 'orders' is the group 'orders/i'. With balancing on, each instance owns its
@@ -86,6 +89,10 @@ public class LeaderElectionProperties {
 
 	public boolean isEnabled() {
 		return this.enabled;
+	}
+
+	public Endpoint getEndpoint() {
+		return this.endpoint;
 	}
 
 	public Balance getBalance() {
@@ -98,6 +105,56 @@ public class LeaderElectionProperties {
 
 	public void setPartitions(Map<String, Integer> partitions) {
 		this.partitions = partitions;
+	}
+
+	/**
+	 * Limits of the leaderelection endpoint's write operations.
+	 */
+	public static class Endpoint {
+
+		/**
+		 * Most write operations (yield, force-leader, force-reelection) one group accepts
+		 * within the action window; further ones are refused (429) until the oldest
+		 * leaves the window. Each action may leave the group without a leader for up to a
+		 * lease duration, so a loop of them keeps it leaderless.
+		 */
+		private int maxActionsPerGroup = 10;
+
+		/**
+		 * Window over which the write operations of one group are counted.
+		 */
+		private Duration actionWindow = Duration.ofMinutes(1);
+
+		/**
+		 * Largest request body the write operations accept; a larger one is refused (413)
+		 * before it is read.
+		 */
+		private DataSize maxRequestSize = DataSize.ofKilobytes(4);
+
+		public int getMaxActionsPerGroup() {
+			return this.maxActionsPerGroup;
+		}
+
+		public void setMaxActionsPerGroup(int maxActionsPerGroup) {
+			this.maxActionsPerGroup = maxActionsPerGroup;
+		}
+
+		public Duration getActionWindow() {
+			return this.actionWindow;
+		}
+
+		public void setActionWindow(Duration actionWindow) {
+			this.actionWindow = actionWindow;
+		}
+
+		public DataSize getMaxRequestSize() {
+			return this.maxRequestSize;
+		}
+
+		public void setMaxRequestSize(DataSize maxRequestSize) {
+			this.maxRequestSize = maxRequestSize;
+		}
+
 	}
 
 	/**

@@ -75,7 +75,7 @@ public final class LeaderElectionEndpointConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = Type.SERVLET)
 	@ConditionalOnClass(FilterRegistrationBean.class)
-	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	@ConditionalOnAvailableEndpoint(endpoint = LeaderElectionEndpoint.class, exposure = EndpointExposure.WEB)
 	static class RequestSizeLimitConfiguration {
 
 		@Bean

@@ -1,9 +1,11 @@
 package io.github.leaderelection.actuate;
 
 import java.sql.SQLTimeoutException;
+import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
 import io.github.leaderelection.LeaderElectionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An administrator's action on the {@code leaderelection} endpoint that did not happen,
@@ -28,6 +30,11 @@ class ActionFailedException extends RuntimeException {
 		 * The state refused it, for example a candidate that takes no part in the group.
 		 */
 		REFUSED(409, false),
+
+		/**
+		 * The group had as many actions as the window allows; retry after the time given.
+		 */
+		TOO_MANY_ACTIONS(429, false),
 
 		/**
 		 * The store failed; the action may or may not have been applied before it did.
@@ -58,18 +65,33 @@ class ActionFailedException extends RuntimeException {
 
 	private final Kind kind;
 
+	private final @Nullable Duration retryAfter;
+
 	ActionFailedException(Kind kind, String message, Throwable cause) {
 		super(message, cause);
 		this.kind = kind;
+		this.retryAfter = null;
 	}
 
 	ActionFailedException(Kind kind, String message) {
 		super(message);
 		this.kind = kind;
+		this.retryAfter = null;
+	}
+
+	ActionFailedException(Kind kind, String message, Duration retryAfter) {
+		super(message);
+		this.kind = kind;
+		this.retryAfter = retryAfter;
 	}
 
 	Kind kind() {
 		return this.kind;
+	}
+
+	/** How long to wait before asking again, when the kind says to wait. */
+	@Nullable Duration retryAfter() {
+		return this.retryAfter;
 	}
 
 	/**

@@ -22,10 +22,13 @@ import io.github.leaderelection.engine.LeaderElectionEngine;
  * @param consecutiveFailures failed store attempts in a row
  * @param storeUnreachable whether the store has not answered for longer than the renew
  * deadline
+ * @param conflict why this instance does not compete, if it does not
+ * @param sinceStoreAnswered time since the store last answered this group's election, if
+ * known: how old the view shown is
  */
 record GroupState(LeaderElection election, boolean leading, Optional<LeaderInfo> leader,
 		Optional<Duration> leaseRemaining, String backend, int consecutiveFailures, boolean storeUnreachable,
-		Optional<String> conflict) {
+		Optional<String> conflict, Optional<Duration> sinceStoreAnswered) {
 
 	/** Shown as the backend of a registry that is not the library's engine. */
 	static final String UNKNOWN_BACKEND = "unknown";
@@ -37,12 +40,12 @@ record GroupState(LeaderElection election, boolean leading, Optional<LeaderInfo>
 				ElectionStatus current = status.get();
 				return new GroupState(election, current.leader(), current.currentLeader(), current.beliefRemaining(),
 						current.backend(), current.consecutiveFailures(), engine.isStoreUnreachable(election.group()),
-						current.conflict());
+						current.conflict(), current.sinceStoreAnswered());
 			}
 		}
 		// A registry of the application's own: only what the API tells.
 		return new GroupState(election, election.isLeader(), election.currentLeader(), Optional.empty(),
-				UNKNOWN_BACKEND, 0, false, Optional.empty());
+				UNKNOWN_BACKEND, 0, false, Optional.empty(), Optional.empty());
 	}
 
 	String group() {

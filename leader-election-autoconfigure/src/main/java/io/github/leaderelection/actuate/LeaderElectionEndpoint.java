@@ -1,6 +1,7 @@
 package io.github.leaderelection.actuate;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Collections;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
@@ -27,6 +29,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -58,10 +61,20 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * ({@code management.endpoint.leaderelection.access}); by default it is read-only.
  *
  * <p>
- * Each write operation is logged at INFO, for the audit trail. An action that fails
- * throws an exception whose kind says why (bad request, unknown group, refused, store
- * unavailable or timed out); over HTTP, the endpoint's web extension answers it with 400,
- * 404, 409, 503 or 504.
+ * Each write operation is logged at INFO, for the audit trail, once its group name and
+ * candidate id have been checked (no control characters, at most 255 characters); the
+ * values of a request appear in logs and messages only escaped and shortened. A group
+ * accepts at most a number of write operations within a window (ten a minute unless
+ * configured); each is counted and noted in the group's history. An action that fails
+ * throws an exception whose kind says why (bad request, unknown group, refused, too many,
+ * store unavailable or timed out); over HTTP, the endpoint's web extension answers it
+ * with 400, 404, 409, 429, 503 or 504.
+ *
+ * <p>
+ * A read costs the store at most one retry period in total, whatever the number of
+ * groups: leader and term are those the election last saw ({@code viewAge} says how old),
+ * and participants that the store did not list in time are those last listed
+ * ({@code participantsCurrent} is then {@code false}).
  *
  * <p>
  * As a {@link LeaderElectionListener} (it must be added to the registry) it notes since
@@ -70,13 +83,20 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * that a move of leadership can be explained without logs.
  */
 @Endpoint(id = "leaderelection", defaultAccess = Access.READ_ONLY)
-public class LeaderElectionEndpoint implements LeaderElectionListener {
+public class LeaderElectionEndpoint implements LeaderElectionListener, DisposableBean {
+
+	/** How long a read waits for the store when the registry does not say. */
+	private static final Duration DEFAULT_READ_BUDGET = Duration.ofSeconds(2);
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionEndpoint.class);
 
 	private final LeaderElectionRegistry registry;
 
-	private final @Nullable LeaderElectionParticipants participants;
+	private final @Nullable ParticipantsLookup participants;
+
+	private final OperatorActions actions;
+
+	private final OperatorActionCounter counter;
 
 	private final Clock clock;
 
@@ -97,10 +117,27 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 
 	LeaderElectionEndpoint(LeaderElectionRegistry registry, @Nullable LeaderElectionParticipants participants,
 			Clock clock) {
+		this(registry, participants, clock,
+				new OperatorActions(OperatorActions.DEFAULT_MAX_ACTIONS, OperatorActions.DEFAULT_WINDOW),
+				(group, action, outcome) -> {
+				});
+	}
+
+	LeaderElectionEndpoint(LeaderElectionRegistry registry, @Nullable LeaderElectionParticipants participants,
+			Clock clock, OperatorActions actions, OperatorActionCounter counter) {
 		this.registry = Objects.requireNonNull(registry, "registry");
-		this.participants = participants;
+		this.participants = (participants != null) ? new ParticipantsLookup(participants) : null;
 		this.clock = Objects.requireNonNull(clock, "clock");
 		this.history = new LeadershipHistory(clock, LeadershipHistory.DEFAULT_SIZE);
+		this.actions = actions;
+		this.counter = counter;
+	}
+
+	@Override
+	public void destroy() {
+		if (this.participants != null) {
+			this.participants.close();
+		}
 	}
 
 	@Override
@@ -126,9 +163,12 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 
 	@ReadOperation
 	public GroupsDescriptor groups() {
+		List<LeaderElection> elections = List.copyOf(this.registry.elections());
+		Map<String, ParticipantsLookup.Result> participants = participants(
+				elections.stream().map(LeaderElection::group).toList());
 		Map<String, GroupDescriptor> groups = new TreeMap<>();
-		for (LeaderElection election : this.registry.elections()) {
-			groups.put(election.group(), describe(election));
+		for (LeaderElection election : elections) {
+			groups.put(election.group(), describe(election, participants.get(election.group())));
 		}
 		return new GroupsDescriptor(groups, balance());
 	}
@@ -151,7 +191,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	@WriteOperation
 	public ActionDescriptor actOnInstance(String action) {
 		if (!"rebalance".equals(action.toLowerCase(Locale.ROOT))) {
-			throw new ActionFailedException(Kind.BAD_REQUEST, "Unknown action '" + action + "': use rebalance");
+			throw new ActionFailedException(Kind.BAD_REQUEST,
+					"Unknown action " + RequestValues.escape(action) + ": use rebalance");
 		}
 		if (!(this.registry instanceof LeaderElectionEngine engine) || !engine.isBalancing()) {
 			throw new ActionFailedException(Kind.REFUSED,
@@ -169,7 +210,9 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 
 	@ReadOperation
 	public @Nullable GroupDescriptor group(@Selector String group) {
-		return this.registry.find(group).map(this::describe).orElse(null);
+		return this.registry.find(group)
+			.map((election) -> describe(election, participants(List.of(group)).get(group)))
+			.orElse(null);
 	}
 
 	/**
@@ -181,52 +224,87 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	 */
 	@WriteOperation
 	public ActionDescriptor act(@Selector String group, @Selector String action, @Nullable String candidateId) {
+		// Checked before anything is logged or done: the values come from the request.
+		RequestValues.requireValid("group", group);
 		LeaderElection election = this.registry.find(group)
 			.orElseThrow(() -> new ActionFailedException(Kind.UNKNOWN_GROUP,
-					"Unknown group '" + group + "': this instance takes part in "
+					"Unknown group " + RequestValues.escape(group) + ": this instance takes part in "
 							+ this.registry.elections()
 								.stream()
 								.map(LeaderElection::group)
 								.sorted()
 								.collect(Collectors.joining(", ", "[", "]"))));
 		Action parsed = Action.parse(action);
+		String target = (parsed == Action.FORCE_LEADER) ? requireCandidate(group, candidateId) : null;
+		Optional<Duration> retryIn = this.actions.tryCount(group);
+		if (retryIn.isPresent()) {
+			refuseTooMany(group, parsed, target, retryIn.get());
+		}
+		this.history.operatorAction(group, parsed.value, target, "asked");
 		try {
-			return switch (parsed) {
-				case YIELD -> {
-					logger.info("Yielding the leadership of group '{}' as asked through the leaderelection endpoint",
-							group);
-					boolean yielded = election.yieldLeadership();
-					yield new ActionDescriptor(group, Action.YIELD.value, this.registry.candidateId(),
-							yielded ? "yielded" : "not-leader");
-				}
-				case FORCE_LEADER -> {
-					String target = requireCandidate(group, candidateId);
-					logger.info(
-							"Forcing candidate '{}' to lead group '{}' as asked through the leaderelection endpoint",
-							target, group);
-					try {
-						election.forceLeader(target);
-					}
-					catch (IllegalArgumentException ex) {
-						throw new ActionFailedException(Kind.BAD_REQUEST, "Invalid candidateId: " + ex.getMessage(),
-								ex);
-					}
-					yield new ActionDescriptor(group, Action.FORCE_LEADER.value, target, "forced");
-				}
-				case FORCE_REELECTION -> {
-					logger.info("Forcing a re-election in group '{}' as asked through the leaderelection endpoint",
-							group);
-					election.forceReelection();
-					yield new ActionDescriptor(group, Action.FORCE_REELECTION.value, null, "forced");
-				}
-			};
+			ActionDescriptor done = perform(election, parsed, target);
+			this.counter.count(group, parsed.value, "done");
+			return done;
 		}
 		catch (LeaderElectionException ex) {
+			this.counter.count(group, parsed.value, "failed");
 			ActionFailedException failure = ActionFailedException.fromStore(parsed.value, ex);
-			logger.warn("The {} of group '{}' asked through the leaderelection endpoint failed: {}", parsed.value,
-					group, failure.getMessage());
+			logger.warn("The {} of group {} asked through the leaderelection endpoint failed: {}", parsed.value,
+					RequestValues.escape(group), failure.getMessage());
 			throw failure;
 		}
+		catch (ActionFailedException ex) {
+			this.counter.count(group, parsed.value, "failed");
+			throw ex;
+		}
+	}
+
+	private ActionDescriptor perform(LeaderElection election, Action action, @Nullable String target) {
+		String group = election.group();
+		String shownGroup = RequestValues.escape(group);
+		return switch (action) {
+			case YIELD -> {
+				logger.info("Yielding the leadership of group {} as asked through the leaderelection endpoint",
+						shownGroup);
+				boolean yielded = election.yieldLeadership();
+				yield new ActionDescriptor(group, Action.YIELD.value, this.registry.candidateId(),
+						yielded ? "yielded" : "not-leader");
+			}
+			case FORCE_LEADER -> {
+				String candidate = Objects.requireNonNull(target);
+				logger.info("Forcing candidate {} to lead group {} as asked through the leaderelection endpoint",
+						RequestValues.escape(candidate), shownGroup);
+				try {
+					election.forceLeader(candidate);
+				}
+				catch (IllegalArgumentException ex) {
+					throw new ActionFailedException(Kind.BAD_REQUEST,
+							"Invalid candidateId: " + RequestValues.escape(ex.getMessage()), ex);
+				}
+				yield new ActionDescriptor(group, Action.FORCE_LEADER.value, candidate, "forced");
+			}
+			case FORCE_REELECTION -> {
+				logger.info("Forcing a re-election in group {} as asked through the leaderelection endpoint",
+						shownGroup);
+				election.forceReelection();
+				yield new ActionDescriptor(group, Action.FORCE_REELECTION.value, null, "forced");
+			}
+		};
+	}
+
+	private void refuseTooMany(String group, Action action, @Nullable String target, Duration retryIn) {
+		this.counter.count(group, action.value, "limited");
+		this.history.operatorAction(group, action.value, target, "limited");
+		Duration wait = Duration.ofSeconds((retryIn.toMillis() + 999) / 1000);
+		logger.warn(
+				"Refused the {} of group {} asked through the leaderelection endpoint: {} actions within {} "
+						+ "already; retry in {}",
+				action.value, RequestValues.escape(group), this.actions.maxActions(), this.actions.window(), wait);
+		throw new ActionFailedException(Kind.TOO_MANY_ACTIONS, "Too many actions on group "
+				+ RequestValues.escape(group) + ": it accepts " + this.actions.maxActions() + " within "
+				+ this.actions.window() + " (leader-election.endpoint.max-actions-per-group, "
+				+ "leader-election.endpoint.action-window), since each may leave it without a leader for up to a "
+				+ "lease duration; retry in " + wait.toSeconds() + " s", wait);
 	}
 
 	private String requireCandidate(String group, @Nullable String candidateId) {
@@ -235,15 +313,18 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 					"Missing candidateId: force-leader needs the candidateId of the candidate to make leader, such as "
 							+ "{\"candidateId\": \"" + this.registry.candidateId() + "\"}");
 		}
-		List<String> known = participants(group);
+		RequestValues.requireValid("candidateId", candidateId);
+		ParticipantsLookup.Result participants = participants(List.of(group)).get(group);
+		List<String> known = (participants != null && participants.answered()) ? participants.ids() : null;
 		if (known != null && !known.contains(candidateId)) {
-			throw new ActionFailedException(Kind.REFUSED, "Unknown candidate '" + candidateId + "': it does not take "
-					+ "part in group '" + group + "'; its candidates are " + known);
+			throw new ActionFailedException(Kind.REFUSED,
+					"Unknown candidate " + RequestValues.escape(candidateId) + ": it does not take part in group "
+							+ RequestValues.escape(group) + "; its candidates are " + known);
 		}
 		return candidateId;
 	}
 
-	private GroupDescriptor describe(LeaderElection election) {
+	private GroupDescriptor describe(LeaderElection election, ParticipantsLookup.@Nullable Result participants) {
 		GroupState state = GroupState.of(election, this.registry);
 		LeaderInfo leader = state.leader().orElse(null);
 		Observed since = this.observed.get(election.group());
@@ -251,23 +332,25 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 				(leader != null) ? leader.term() : null,
 				(since != null && since.leader().equals(leader)) ? since.at().toString() : null, state.backend(),
 				state.leaseRemaining().map(GroupState::format).orElse(null), state.consecutiveFailures(),
-				!state.storeUnreachable(), participants(election.group()), this.history.of(election.group()));
+				!state.storeUnreachable(), state.sinceStoreAnswered().map(GroupState::format).orElse(null),
+				(participants != null) ? participants.ids() : null,
+				(participants != null) ? participants.answered() : null, this.history.of(election.group()));
 	}
 
-	private @Nullable List<String> participants(String group) {
+	/**
+	 * The participants of the groups, asked of the store all at once and for one retry
+	 * period in total; empty without a store that lists them.
+	 */
+	private Map<String, ParticipantsLookup.Result> participants(List<String> groups) {
 		if (this.participants == null) {
-			return null;
+			return Map.of();
 		}
-		try {
-			return this.participants.participants(group).orElse(null);
-		}
-		catch (RuntimeException ex) {
-			// The store cannot tell now: show the group without them, and let a forced
-			// leader be
-			// judged by the store itself.
-			logger.debug("Could not list the participants of group '{}'", group, ex);
-			return null;
-		}
+		return this.participants.lookUp(groups, readBudget());
+	}
+
+	private Duration readBudget() {
+		return (this.registry instanceof LeaderElectionEngine engine) ? engine.timing().retryPeriod()
+				: DEFAULT_READ_BUDGET;
 	}
 
 	private record Observed(LeaderInfo leader, Instant at) {
@@ -290,8 +373,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 					return action;
 				}
 			}
-			throw new ActionFailedException(Kind.BAD_REQUEST,
-					"Unknown action '" + value + "': use one of yield, force-leader, force-reelection");
+			throw new ActionFailedException(Kind.BAD_REQUEST, "Unknown action " + RequestValues.escape(value)
+					+ ": use one of yield, force-leader, force-reelection");
 		}
 
 	}
@@ -331,14 +414,20 @@ public class LeaderElectionEndpoint implements LeaderElectionListener {
 	 * stops leading unless it renews
 	 * @param consecutiveFailures failed store attempts in a row
 	 * @param storeReachable whether the store answered within the renew deadline
+	 * @param viewAge time since the store last answered this group's election (ISO-8601):
+	 * how old the leader and term shown are; {@code null} before it ever answered
 	 * @param participants the group's candidates, when the store can tell
+	 * @param participantsCurrent with a store that lists participants, whether it listed
+	 * them within this read's budget (one retry period for all groups); {@code false}
+	 * shows those last listed, if any
 	 * @param history the group's last transitions as this instance saw them (at most
 	 * {@value LeadershipHistory#DEFAULT_SIZE}), oldest first
 	 */
 	public record GroupDescriptor(String role, String candidateId, @JsonInclude(Include.ALWAYS) @Nullable String leader,
 			@JsonInclude(Include.ALWAYS) @Nullable Long term, @Nullable String leaderSince, String backend,
-			@Nullable String leaseRemaining, int consecutiveFailures, boolean storeReachable,
-			@Nullable List<String> participants, List<LeadershipTransition> history) implements OperationResponseBody {
+			@Nullable String leaseRemaining, int consecutiveFailures, boolean storeReachable, @Nullable String viewAge,
+			@Nullable List<String> participants, @JsonInclude(Include.NON_NULL) @Nullable Boolean participantsCurrent,
+			List<LeadershipTransition> history) implements OperationResponseBody {
 
 	}
 

@@ -19,6 +19,8 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * <li>404: this instance takes no part in the group;</li>
  * <li>409: the state refused it (for example forcing a candidate that takes no part in
  * the group);</li>
+ * <li>429: the group had as many actions as the window allows ({@code retryAfterSeconds}
+ * says when to ask again);</li>
  * <li>503: the store failed; the action may or may not have taken effect;</li>
  * <li>504: the store did not answer in time; the action may still take effect.</li>
  * </ul>
@@ -71,16 +73,25 @@ class LeaderElectionEndpointWebExtension {
 		}
 	}
 
+	private static String shown(String value) {
+		return (value.length() <= RequestValues.MAX_LENGTH && value.chars().noneMatch(Character::isISOControl)) ? value
+				: RequestValues.escape(value);
+	}
+
 	private static WebEndpointResponse<Object> failed(@Nullable String group, String action, ActionFailedException ex) {
 		Map<String, Object> body = new LinkedHashMap<>();
+		// Shown as sent only when they are sane: the message escapes them otherwise.
 		if (group != null) {
-			body.put("group", group);
+			body.put("group", shown(group));
 		}
-		body.put("action", action);
+		body.put("action", shown(action));
 		body.put("status", ex.kind().status());
 		body.put("error", ex.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
 		body.put("message", ex.getMessage());
 		body.put("mayStillTakeEffect", ex.kind().mayStillTakeEffect());
+		if (ex.retryAfter() != null) {
+			body.put("retryAfterSeconds", ex.retryAfter().toSeconds());
+		}
 		return new WebEndpointResponse<>(body, ex.kind().status());
 	}
 

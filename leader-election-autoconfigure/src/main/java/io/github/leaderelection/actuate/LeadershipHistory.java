@@ -52,6 +52,15 @@ final class LeadershipHistory {
 				(leader != null) ? leader.candidateId() : null));
 	}
 
+	/**
+	 * An administrator's action on the group through the endpoint: the type is
+	 * {@code operator-action}, the reason the action and what became of it (such as
+	 * {@code force-leader: asked} or {@code yield: limited}).
+	 */
+	void operatorAction(String group, String action, @Nullable String candidateId, String outcome) {
+		add(group, new LeadershipTransition(now(), "operator-action", null, action + ": " + outcome, candidateId));
+	}
+
 	/** The group's transitions, oldest first. */
 	List<LeadershipTransition> of(String group) {
 		Deque<LeadershipTransition> transitions = this.groups.get(group);

@@ -10,6 +10,7 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration properties for leader election. Their ranges are checked once they are
@@ -87,6 +88,8 @@ public class LeaderElectionProperties implements InitializingBean {
 
 	private final Balance balance = new Balance();
 
+	private final Endpoint endpoint = new Endpoint();
+
 	/**
 	 * Partitioned groups to join, by name, with their number of partitions (from 1 to
 	 * 10000): partition i of 'orders' is the group 'orders/i'. With balancing on, each
@@ -96,6 +99,10 @@ public class LeaderElectionProperties implements InitializingBean {
 
 	public boolean isEnabled() {
 		return this.enabled;
+	}
+
+	public Endpoint getEndpoint() {
+		return this.endpoint;
 	}
 
 	public Balance getBalance() {
@@ -108,6 +115,56 @@ public class LeaderElectionProperties implements InitializingBean {
 
 	public void setPartitions(Map<String, Integer> partitions) {
 		this.partitions = partitions;
+	}
+
+	/**
+	 * Limits of the leaderelection endpoint's write operations.
+	 */
+	public static class Endpoint {
+
+		/**
+		 * Most write operations (yield, force-leader, force-reelection) one group accepts
+		 * within the action window; further ones are refused (429) until the oldest
+		 * leaves the window. Each action may leave the group without a leader for up to a
+		 * lease duration, so a loop of them keeps it leaderless.
+		 */
+		private int maxActionsPerGroup = 10;
+
+		/**
+		 * Window over which the write operations of one group are counted.
+		 */
+		private Duration actionWindow = Duration.ofMinutes(1);
+
+		/**
+		 * Largest request body the write operations accept; a larger one is refused (413)
+		 * before it is read.
+		 */
+		private DataSize maxRequestSize = DataSize.ofKilobytes(4);
+
+		public int getMaxActionsPerGroup() {
+			return this.maxActionsPerGroup;
+		}
+
+		public void setMaxActionsPerGroup(int maxActionsPerGroup) {
+			this.maxActionsPerGroup = maxActionsPerGroup;
+		}
+
+		public Duration getActionWindow() {
+			return this.actionWindow;
+		}
+
+		public void setActionWindow(Duration actionWindow) {
+			this.actionWindow = actionWindow;
+		}
+
+		public DataSize getMaxRequestSize() {
+			return this.maxRequestSize;
+		}
+
+		public void setMaxRequestSize(DataSize maxRequestSize) {
+			this.maxRequestSize = maxRequestSize;
+		}
+
 	}
 
 	/**

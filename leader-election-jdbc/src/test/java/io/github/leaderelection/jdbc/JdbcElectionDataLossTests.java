@@ -25,8 +25,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Elections of two engines on a lease table whose row of the group is deleted, or whose
- * term is lowered, by hand while one of them leads: beliefs never overlap, and terms only
- * grow and are never used twice.
+ * term is lowered, by hand while one of them leads (the store kit
+ * {@code LostStoreDataContractTests} covers a table emptied): beliefs never overlap, and
+ * terms only grow and are never used twice.
  */
 class JdbcElectionDataLossTests {
 
@@ -47,12 +48,6 @@ class JdbcElectionDataLossTests {
 	@MethodSource("databases")
 	void rowDeletedWhileLeadingGivesNoOverlapAndGreaterTerms(Supplier<DataSource> database) throws Exception {
 		loseWhileLeading(database.get(), "DELETE FROM {table} WHERE group_name = '" + GROUP + "'");
-	}
-
-	@ParameterizedTest
-	@MethodSource("databases")
-	void tableEmptiedWhileLeadingGivesNoOverlapAndGreaterTerms(Supplier<DataSource> database) throws Exception {
-		loseWhileLeading(database.get(), "DELETE FROM {table}");
 	}
 
 	@ParameterizedTest

@@ -122,8 +122,11 @@ final class Liveness {
 	 * node has here, every reconnect; 2 s in all
 	 * @param holdBack with balancing, one retry period: how long a candidate at its share
 	 * may leave a free group to one below it; 0 without balancing
+	 * @param lostLeaseKeyWait on etcd 1 s, else 0: a lease key deleted while its holder's
+	 * etcd lease lives is waited out for that lease's TTL, which etcd tells in whole
+	 * seconds, plus one
 	 */
-	record Bounds(long lease, long retry, long sessionReconnect, long holdBack) {
+	record Bounds(long lease, long retry, long sessionReconnect, long holdBack, long lostLeaseKeyWait) {
 
 		static Bounds of(ChaosSettings settings) {
 			// The nodes' longest lease and retry period: whoever crashed, whoever takes
@@ -140,7 +143,8 @@ final class Liveness {
 				lease = ChaosRun.zookeeperSessionTimeout(timing).toNanos() + ZookeeperServer.TICK_MILLIS * 1_000_000L;
 			}
 			long retry = timing.retryPeriod().toNanos();
-			return new Bounds(lease, retry, reconnect, settings.balance() ? retry : 0);
+			long lostLeaseKeyWait = (settings.backend() == Backend.ETCD) ? Duration.ofSeconds(1).toNanos() : 0;
+			return new Bounds(lease, retry, reconnect, settings.balance() ? retry : 0, lostLeaseKeyWait);
 		}
 
 		long crash() {
@@ -163,7 +167,7 @@ final class Liveness {
 		 * the old holder's etcd lease to run out).
 		 */
 		long lostData() {
-			return this.lease + 2 * this.retry;
+			return this.lease + this.lostLeaseKeyWait + 2 * this.retry;
 		}
 
 		/**

@@ -390,6 +390,16 @@ public class EtcdLeaseStore implements LeaseStore {
 				fenceSeconds = state.liveTtl() + 1;
 				fenceId = call.await(this.leases.grant(fenceSeconds));
 			}
+			// ... or the holder whose lease key is gone while its etcd lease lives: etcd
+			// did not end the key (it ends with that lease), someone deleted it (by hand,
+			// a restore), and the holder may still believe until its etcd lease runs out.
+			if (!live && current.leaseHolder() != null && !candidateId.equals(current.leaseHolder())) {
+				long holderTtl = this.leases.timeToLive(call, current.leaseId());
+				if (holderTtl >= 0 && holderTtl + 1 > fenceSeconds) {
+					fenceSeconds = holderTtl + 1;
+					fenceId = call.await(this.leases.grant(fenceSeconds));
+				}
+			}
 		}
 		Duration activeIn = (fenceSeconds >= 0) ? Duration.ofSeconds(fenceSeconds) : Duration.ZERO;
 		long term = nextTerm(group, record);

@@ -9,11 +9,15 @@ import java.util.concurrent.TimeUnit;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.DeleteOption;
+import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.store.LostStoreDataContractTests;
 import io.github.leaderelection.testing.TestEtcd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A lost record in etcd: keys deleted, older values put back and terms lowered with plain
@@ -76,6 +80,24 @@ class EtcdLostStoreDataTests extends LostStoreDataContractTests {
 	protected void setTerm(String group, long term) {
 		String record = record(group);
 		put(group, term + record.substring(record.indexOf(' ')));
+	}
+
+	/**
+	 * Only the lease key deleted, while its holder's etcd lease lives (a restore that
+	 * could not bring that lease back does this): the record still names the holder in
+	 * the term everyone saw, so only the holder's etcd lease tells that it may believe.
+	 */
+	@Test
+	void leaseKeyDeletedWhileItsHolderLivesIsTakenOnlyOnceTheHolderCannotBelieve() throws Exception {
+		LeaseStore holder = createStore();
+		LeaseStore other = createStore();
+		String group = "lost-key-" + UUID.randomUUID().toString().substring(0, 8);
+		Lease held = holder.tryAcquire(group, "a", LEASE, TIMEOUT).orElseThrow();
+		assertThat(other.read(group, TIMEOUT).orElseThrow().term()).isEqualTo(held.term());
+		client.getKVClient().delete(key(group, "lease")).get(5, TimeUnit.SECONDS);
+		Lease taken = other.tryAcquire(group, "b", LEASE, TIMEOUT).orElseThrow();
+		assertThat(taken.term()).isGreaterThan(held.term());
+		assertThat(taken.activeIn()).isGreaterThan(LEASE.minusSeconds(3));
 	}
 
 	private static String record(String group) {

@@ -18,16 +18,21 @@ import org.slf4j.LoggerFactory;
  * A grant on a record that is missing, or whose term is below a term seen, is
  * {@linkplain #isLost lost}: the holder of the lost term may still believe it leads for
  * up to a lease duration, so the new holder waits {@linkplain #activeIn one lease
- * duration} before it acts, and takes a {@linkplain #nextTerm term} above every term seen
- * and above a clock reading in microseconds, so that no term is used twice and fenced
- * writes keep being accepted. A record whose term is not positive is lost too, whatever
- * was seen: terms are positive.
+ * duration} before it acts, and takes a {@linkplain #nextTerm term} above every term
+ * seen. A record whose term is not positive is lost too, whatever was seen: terms are
+ * positive. Every store also keeps every grant's term at or above a clock reading in
+ * microseconds (the store's where it tells the time), so that no term is handed out
+ * twice, not even by an instance that did not see the later one. The Redis store applies
+ * the same rule inside its scripts, with the terms seen passed to them.
  *
  * <p>
- * NOTE: an instance knows only what it has seen. An instance that starts after the data
- * was lost, before any other instance has written the group again, cannot tell a lost
- * group from one never led, and grants it at once; see the security page for the writes
- * to the election's data that the guarantees cover.
+ * NOTE: an instance knows only what it has seen, and reads each group once per retry
+ * period. An instance that starts after the data was lost, or that has not read the group
+ * since its last grant, cannot tell an older record from the truth and may grant it at
+ * once, while the holder of the latest term believes until its next renewal finds the
+ * record changed. Fencing by term refuses that holder's writes once the new one has
+ * written. See the security page for the writes to the election's data that the
+ * guarantees cover.
  */
 public final class SeenTerms {
 

@@ -40,6 +40,8 @@ public final class SeenTerms {
 
 	private final Map<String, Long> terms = new ConcurrentHashMap<>();
 
+	private final Map<String, SeenLease> leases = new ConcurrentHashMap<>();
+
 	private final String backend;
 
 	/**
@@ -52,6 +54,52 @@ public final class SeenTerms {
 	/** Remembers a term read or granted; a lower one than seen before changes nothing. */
 	public void saw(String group, long term) {
 		this.terms.merge(group, term, Math::max);
+	}
+
+	/**
+	 * Remembers a live lease of another candidate read from the store: until its end, on
+	 * this machine's monotonic clock, its holder may believe, even if the store later
+	 * says otherwise in the same term (a restore of an older copy, a lease end moved back
+	 * by hand).
+	 * @param readStartNanos {@link System#nanoTime()} when the read was sent, from which
+	 * the lease's time left counts
+	 */
+	public void sawLease(Lease lease, long readStartNanos) {
+		saw(lease.group(), lease.term());
+		if (lease.hasLiveHolder()) {
+			SeenLease seen = new SeenLease(lease.holder(), lease.term(), readStartNanos + lease.expiresIn().toNanos());
+			this.leases.merge(lease.group(), seen, (old, now) -> now.isLaterThan(old) ? now : old);
+		}
+	}
+
+	/**
+	 * How long the holder of the group's record may still believe by what this instance
+	 * saw: the time left of the last live lease seen, when the record still names its
+	 * holder in its term; zero otherwise (a release names nobody, a new grant has another
+	 * term).
+	 */
+	public Duration seenLeaseLeft(String group, @Nullable String holder, long term) {
+		SeenLease seen = this.leases.get(group);
+		if (seen == null || holder == null || !holder.equals(seen.holder()) || term != seen.term()) {
+			return Duration.ZERO;
+		}
+		return Duration.ofNanos(Math.max(0, seen.endNanos() - System.nanoTime()));
+	}
+
+	/**
+	 * The holder of the last live lease seen of the group in the highest term seen, or
+	 * {@code null}: for a store that judges {@link #seenLeaseLeft} inside the store, with
+	 * {@link #seenLeaseLeft(String)}.
+	 */
+	public @Nullable String seenHolder(String group) {
+		SeenLease seen = this.leases.get(group);
+		return (seen != null && seen.term() == seen(group)) ? seen.holder() : null;
+	}
+
+	/** The time left of the lease of {@link #seenHolder}, zero if none. */
+	public Duration seenLeaseLeft(String group) {
+		String holder = seenHolder(group);
+		return (holder != null) ? seenLeaseLeft(group, holder, seen(group)) : Duration.ZERO;
 	}
 
 	/** The highest term seen of the group, 0 if none. */
@@ -93,11 +141,29 @@ public final class SeenTerms {
 		return (otherWait.compareTo(leaseDuration) >= 0) ? otherWait : leaseDuration;
 	}
 
+	/**
+	 * Logs that a record still named the holder and term of a lease seen live, but ended
+	 * earlier than seen.
+	 */
+	public void warnMovedBack(String group, Duration left) {
+		logger.warn("The lease of group '{}' in the {} store ended earlier than this instance saw it last: the store "
+				+ "went back to an older copy, or it was changed by hand. The new holder waits {} ms more before it "
+				+ "acts", group, this.backend, left.toMillis());
+	}
+
 	/** Logs, once per grant, that a record was found lost and what follows. */
 	public void warnLost(String group, long newTerm) {
 		logger.warn("The lease record of group '{}' in the {} store is missing or older than term {}, which this "
 				+ "instance saw: the store lost data, or it was changed by hand. The new holder takes term {} and "
 				+ "waits one lease duration before it acts", group, this.backend, seen(group), newTerm);
+	}
+
+	private record SeenLease(String holder, long term, long endNanos) {
+
+		boolean isLaterThan(SeenLease other) {
+			return this.term > other.term || (this.term == other.term && this.endNanos - other.endNanos > 0);
+		}
+
 	}
 
 }

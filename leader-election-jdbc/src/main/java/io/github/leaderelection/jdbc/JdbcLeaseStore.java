@@ -195,8 +195,9 @@ public class JdbcLeaseStore implements LeaseStore {
 
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
+		long start = System.nanoTime();
 		return execute("read the lease of", group, timeout,
-				(connection, sql) -> seen(read(connection, sql, group, timeout)));
+				(connection, sql) -> sawLease(read(connection, sql, group, timeout), start));
 	}
 
 	@Override
@@ -205,14 +206,14 @@ public class JdbcLeaseStore implements LeaseStore {
 		long millis = leaseDuration.toMillis();
 		return execute("acquire the lease of", group, timeout, (connection, sql) -> {
 			Optional<Lease> taken = takeOver(connection, sql, group, candidateId, millis, timeout);
-			if (taken.isPresent() || seen(read(connection, sql, group, timeout)).isPresent()) {
+			if (taken.isPresent() || sawLease(read(connection, sql, group, timeout), System.nanoTime()).isPresent()) {
 				return taken;
 			}
 			try {
 				return transaction(connection, () -> {
 					update(connection, sql.insert(), timeout, group, candidateId, millis);
 					return Optional.of(recoverIfLost(connection, sql, readTaken(connection, sql, group, timeout),
-							this.seenTerms.isLost(group, null), millis, timeout));
+							this.seenTerms.isLost(group, null), Duration.ZERO, millis, timeout));
 				});
 			}
 			catch (SQLException ex) {
@@ -280,7 +281,8 @@ public class JdbcLeaseStore implements LeaseStore {
 						(lease, before) -> recoverIfLost(connection, sql, lease,
 								seen.contains(lease.group()) && this.seenTerms.isLost(lease.group(),
 										(before != null) ? before.term() : null),
-								millis, SqlRunner.remaining(connection, deadline))));
+								seenLeaseLeft(before, candidateId), millis,
+								SqlRunner.remaining(connection, deadline))));
 	}
 
 	/**
@@ -316,10 +318,11 @@ public class JdbcLeaseStore implements LeaseStore {
 		if (distinct.isEmpty()) {
 			return new LinkedHashMap<>();
 		}
+		long start = System.nanoTime();
 		long deadline = System.nanoTime() + timeout.toNanos();
 		Map<String, Lease> leases = execute("read the leases of " + distinct.size() + " groups", timeout, (connection,
 				sql) -> LeaseBatches.read(connection, batchSql(connection, sql, deadline), distinct, false, deadline));
-		leases.values().forEach(this::seen);
+		leases.values().forEach((lease) -> this.seenTerms.sawLease(lease, start));
 		return leases;
 	}
 
@@ -455,13 +458,14 @@ public class JdbcLeaseStore implements LeaseStore {
 		return transaction(connection, () -> {
 			// What the row held before, only where a loss could show: against a term
 			// seen.
-			boolean lost = this.seenTerms.seen(group) > 0 && this.seenTerms.isLost(group,
-					read(connection, sql, group, timeout).map(Lease::term).orElse(null));
+			Lease before = (this.seenTerms.seen(group) > 0) ? read(connection, sql, group, timeout).orElse(null) : null;
+			boolean lost = this.seenTerms.seen(group) > 0
+					&& this.seenTerms.isLost(group, (before != null) ? before.term() : null);
 			if (update(connection, sql.acquire(), timeout, candidateId, millis, group, candidateId) == 0) {
 				return Optional.empty();
 			}
-			return Optional
-				.of(recoverIfLost(connection, sql, readTaken(connection, sql, group, timeout), lost, millis, timeout));
+			return Optional.of(recoverIfLost(connection, sql, readTaken(connection, sql, group, timeout), lost,
+					seenLeaseLeft(before, candidateId), millis, timeout));
 		});
 	}
 
@@ -474,20 +478,43 @@ public class JdbcLeaseStore implements LeaseStore {
 	/**
 	 * Called in the transaction that took the lease, with the lease taken: a lease taken
 	 * on a record that was missing or older than a term seen ({@code lost}) gets a term
-	 * above every term seen, and its holder waits one lease duration before it acts (see
-	 * {@link SeenTerms}).
+	 * above every term seen, and its holder waits one lease duration before it acts; one
+	 * whose previous holder's lease was seen live for longer than the row said
+	 * ({@code movedBack}) waits that out (see {@link SeenTerms}).
 	 */
-	private Lease recoverIfLost(Connection connection, LeaseSql sql, Lease taken, boolean lost, long millis,
-			Duration timeout) throws SQLException {
+	private Lease recoverIfLost(Connection connection, LeaseSql sql, Lease taken, boolean lost, Duration movedBack,
+			long millis, Duration timeout) throws SQLException {
 		String group = taken.group();
-		if (!lost) {
+		if (!lost && movedBack.isZero()) {
 			return seen(taken);
 		}
-		long term = this.seenTerms.seen(group) + 1;
-		update(connection, sql.recover(), timeout, term, millis, group, taken.holder(), taken.term());
+		long term = lost ? this.seenTerms.seen(group) + 1 : 0;
+		long wait = Math.max(lost ? millis : 0, movedBack.toMillis() + 1);
+		update(connection, sql.recover(), timeout, term, wait, group, taken.holder(), taken.term());
 		Lease recovered = seen(readTaken(connection, sql, group, timeout));
-		this.seenTerms.warnLost(group, recovered.term());
+		if (lost) {
+			this.seenTerms.warnLost(group, recovered.term());
+		}
+		else {
+			this.seenTerms.warnMovedBack(group, movedBack);
+		}
 		return recovered;
+	}
+
+	/**
+	 * How long the holder that a row named before a take may believe by what this store
+	 * saw of it, when it is another candidate.
+	 */
+	private Duration seenLeaseLeft(@Nullable Lease before, String candidateId) {
+		if (before == null || before.holder() == null || candidateId.equals(before.holder())) {
+			return Duration.ZERO;
+		}
+		return this.seenTerms.seenLeaseLeft(before.group(), before.holder(), before.term());
+	}
+
+	private Optional<Lease> sawLease(Optional<Lease> lease, long readStartNanos) {
+		lease.ifPresent((read) -> this.seenTerms.sawLease(read, readStartNanos));
+		return lease;
 	}
 
 	private Optional<Lease> seen(Optional<Lease> lease) {

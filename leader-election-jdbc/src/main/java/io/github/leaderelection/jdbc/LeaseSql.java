@@ -68,9 +68,9 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 
 	private static final String CLEAR = "UPDATE {table} SET holder_id = NULL WHERE group_name = ?";
 
-	// A grant just made on a lost record (SeenTerms), in the transaction that made it:
-	// a term above every term seen, and a wait of one lease duration. No assignment
-	// reads a column assigned before it.
+	// A grant just made on a lost record, or on a lease that ended earlier than seen
+	// (SeenTerms), in the transaction that made it: a term at least the one given, and a
+	// wait of the milliseconds given. No assignment reads a column assigned before it.
 	private static final String RECOVER = "UPDATE {table} SET term = GREATEST(term, ?), "
 			+ "active_from_ms = GREATEST(active_from_ms, {now} + ?) WHERE group_name = ? AND holder_id = ? AND term = ?";
 

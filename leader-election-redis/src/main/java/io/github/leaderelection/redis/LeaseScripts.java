@@ -56,15 +56,17 @@ enum LeaseScripts {
 
 	/**
 	 * ARGV: candidate, lease milliseconds, highest term the calling store has seen of the
-	 * group. Returns {@code {holder, term, expiresInMs, activeInMs, lost}}, {@code lost}
-	 * being 1 when the record was missing or older than the term seen, or nothing when
-	 * another candidate holds a live lease.
+	 * group, the holder of the live lease it last saw in that term ({@code ""} for none)
+	 * and the milliseconds that lease has left by the store's reading. Returns
+	 * {@code {holder, term, expiresInMs, activeInMs, lost}}, {@code lost} being 1 when
+	 * the record was missing or older than the term seen, or nothing when another
+	 * candidate holds a live lease.
 	 */
 	ACQUIRE("""
 			local candidate, duration = ARGV[1], tonumber(ARGV[2])
 			local now, micros = clock()
-			local term, active_from, lost = take(KEYS[1], KEYS[2], candidate, duration, tonumber(ARGV[3]), now,
-			  micros)
+			local term, active_from, lost = take(KEYS[1], KEYS[2], candidate, duration, tonumber(ARGV[3]), ARGV[4],
+			  tonumber(ARGV[5]), now, micros)
 			if not term then
 			  return {}
 			end
@@ -73,8 +75,9 @@ enum LeaseScripts {
 
 	/**
 	 * KEYS: the lease and the record of each group in turn; ARGV: candidate, lease
-	 * milliseconds, then the highest term the calling store has seen of each group in
-	 * turn. Takes each group as {@link #ACQUIRE} would, all at one instant, and returns
+	 * milliseconds, then for each group in turn what {@link #ACQUIRE} gets after those:
+	 * the highest term seen, the holder seen live in it and the milliseconds left. Takes
+	 * each group as {@link #ACQUIRE} would, all at one instant, and returns
 	 * {@code {position, term, activeInMs, lost, ...}} for each group taken (positions
 	 * from 1), nothing for a group that another candidate holds.
 	 */
@@ -84,7 +87,7 @@ enum LeaseScripts {
 			local taken = {}
 			for i = 1, #KEYS / 2 do
 			  local term, active_from, lost = take(KEYS[2 * i - 1], KEYS[2 * i], candidate, duration,
-			    tonumber(ARGV[i + 2]), now, micros)
+			    tonumber(ARGV[3 * i]), ARGV[3 * i + 1], tonumber(ARGV[3 * i + 2]), now, micros)
 			  if term then
 			    taken[#taken + 1] = i
 			    taken[#taken + 1] = term
@@ -338,7 +341,7 @@ enum LeaseScripts {
 			-- the lease for the candidate unless another candidate holds it live, and returns the new
 			-- term, the instant from which the candidate may act, and 1 when the record was missing or
 			-- older than the term seen (SeenTerms), else 0; nothing when it was not taken.
-			local function take(lease_key, record_key, candidate, duration, seen, now, micros)
+			local function take(lease_key, record_key, candidate, duration, seen, seen_holder, seen_left, now, micros)
 			  local rec, live = record(record_key), lease(lease_key)
 			  if live and live.holder ~= candidate then
 			    return nil
@@ -367,6 +370,12 @@ enum LeaseScripts {
 			  term = math.max(term, seen + 1, rec and rec.term + 1 or 1, live and live.term + 1 or 1, micros)
 			  if live then
 			    previous_end = math.max(previous_end, now + live.ttl)
+			  end
+			  -- The record still names the holder and term of a lease the caller saw live for longer:
+			  -- it went back (a restore of an older copy, a hand edit), and that holder may believe.
+			  if rec and seen_left > 0 and seen_holder ~= '' and rec.holder == seen_holder
+			    and seen_holder ~= candidate and rec.term == seen then
+			    previous_end = math.max(previous_end, now + seen_left)
 			  end
 			  local active_from = math.max(now, previous_end)
 			  redis.call('SET', lease_key, int(term) .. ':' .. candidate, 'PX', duration)

@@ -145,15 +145,18 @@ public class RedisLeaseStore implements LeaseStore {
 
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
-		return toLease(group, call("read the lease of", group, timeout, LeaseScripts.READ, false));
+		long start = System.nanoTime();
+		Optional<Lease> lease = toLease(group, call("read the lease of", group, timeout, LeaseScripts.READ, false));
+		lease.ifPresent((read) -> this.seenTerms.sawLease(read, start));
+		return lease;
 	}
 
 	@Override
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
 		LeaseCalls.Call call = call("acquire the lease of", group, timeout, this.waitsForReplicas);
-		List<Object> reply = call.run(LeaseScripts.ACQUIRE,
-				script(List.of(group), List.of(candidateId, millis(leaseDuration), seenTerm(group))));
+		List<Object> reply = call.run(LeaseScripts.ACQUIRE, script(List.of(group),
+				List.of(candidateId, millis(leaseDuration), seenTerm(group), seenHolder(group), seenLeaseLeft(group))));
 		Optional<Lease> lease = toLease(group, reply);
 		if (lease.isPresent() && Long.valueOf(1).equals(reply.get(4))) {
 			this.seenTerms.warnLost(group, lease.get().term());
@@ -195,11 +198,13 @@ public class RedisLeaseStore implements LeaseStore {
 		List<List<String>> batches = this.calls.batches(distinct, (group) -> key(group, "lease"));
 		List<LeaseCalls.Script> runs = new ArrayList<>(batches.size());
 		for (List<String> batch : batches) {
-			List<String> args = new ArrayList<>(2 + batch.size());
+			List<String> args = new ArrayList<>(2 + 3 * batch.size());
 			args.add(candidateId);
 			args.add(millis(leaseDuration));
 			for (String group : batch) {
 				args.add(seenTerm(group));
+				args.add(seenHolder(group));
+				args.add(seenLeaseLeft(group));
 			}
 			runs.add(script(batch, args));
 		}
@@ -333,6 +338,7 @@ public class RedisLeaseStore implements LeaseStore {
 		}
 		List<List<String>> batches = this.calls.batches(distinct, (group) -> key(group, "lease"));
 		List<LeaseCalls.Script> runs = batches.stream().map((batch) -> script(batch, List.of())).toList();
+		long start = System.nanoTime();
 		List<List<Object>> replies = call("read the leases of", distinct.size(), timeout, false)
 			.runAll(LeaseScripts.READ_ALL, runs);
 		Map<String, List<Object>> byGroup = new HashMap<>();
@@ -343,7 +349,10 @@ public class RedisLeaseStore implements LeaseStore {
 		}
 		Map<String, Lease> leases = new LinkedHashMap<>();
 		for (String group : distinct) {
-			toLease(group, byGroup.get(group)).ifPresent((lease) -> leases.put(group, lease));
+			toLease(group, byGroup.get(group)).ifPresent((lease) -> {
+				this.seenTerms.sawLease(lease, start);
+				leases.put(group, lease);
+			});
 		}
 		return leases;
 	}
@@ -467,6 +476,15 @@ public class RedisLeaseStore implements LeaseStore {
 
 	private String seenTerm(String group) {
 		return Long.toString(this.seenTerms.seen(group));
+	}
+
+	private String seenHolder(String group) {
+		String holder = this.seenTerms.seenHolder(group);
+		return (holder != null) ? holder : "";
+	}
+
+	private String seenLeaseLeft(String group) {
+		return Long.toString(this.seenTerms.seenLeaseLeft(group).toMillis());
 	}
 
 	private static boolean isOne(List<Object> reply) {

@@ -115,6 +115,30 @@ public abstract class LostStoreDataContractTests {
 		assertWaitsOneLease(taken);
 	}
 
+	/**
+	 * A restore of a copy made in the same term, before the holder's last renewal: the
+	 * record still names the holder and term everyone saw, with an end that passes before
+	 * the end the holder renewed to, until which it may believe. A candidate that saw the
+	 * later end takes the group only with a wait (or not at all, where the store ends a
+	 * lease otherwise than by the time in its record).
+	 */
+	@Test
+	void leaseEndMovedBackInTheSameTermIsWaitedOutAsSeen() throws Exception {
+		Duration lease = Duration.ofSeconds(3);
+		String group = newGroup();
+		Lease held = acquire(this.store, group, "a", lease);
+		Object older = copy(group);
+		Thread.sleep(1500);
+		assertThat(this.store.renew(held, lease, TIMEOUT)).isTrue();
+		assertThat(this.other.read(group, TIMEOUT).orElseThrow().hasLiveHolder()).isTrue();
+		restore(group, older);
+		// Past the end of the copy (3 s after the grant), well before the end renewed to
+		// (3 s after the renewal, 1.5 s after the grant).
+		Thread.sleep(1700);
+		Optional<Lease> taken = this.other.tryAcquire(group, "b", LEASE, TIMEOUT);
+		taken.ifPresent((next) -> assertThat(next.activeIn()).as("wait of the holder of %s", group).isPositive());
+	}
+
 	@Test
 	void loweredTermIsTakenOnlyAfterOneLeaseWithATermAboveEveryTermSeen() {
 		String group = newGroup();
@@ -144,7 +168,11 @@ public abstract class LostStoreDataContractTests {
 	}
 
 	private static Lease acquire(LeaseStore store, String group, String candidateId) {
-		Optional<Lease> lease = store.tryAcquire(group, candidateId, LEASE, TIMEOUT);
+		return acquire(store, group, candidateId, LEASE);
+	}
+
+	private static Lease acquire(LeaseStore store, String group, String candidateId, Duration leaseDuration) {
+		Optional<Lease> lease = store.tryAcquire(group, candidateId, leaseDuration, TIMEOUT);
 		assertThat(lease).as("lease of %s taken by %s", group, candidateId).isPresent();
 		return lease.get();
 	}

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * <p>
  * A grant on a record that is missing, or whose term is below a term seen, is
  * {@linkplain #isLost lost}: the holder of the lost term may still believe it leads for
- * up to a lease duration, so the new holder waits {@linkplain #activeIn one lease
+ * up to a lease duration, so the new holder waits {@linkplain #lostWait one lease
  * duration} before it acts, and takes a {@linkplain #nextTerm term} above every term
  * seen. A record whose term is not positive is lost too, whatever was seen: terms are
  * positive. Every store also keeps every grant's term at or above a clock reading in
@@ -41,6 +41,8 @@ public final class SeenTerms {
 	private final Map<String, Long> terms = new ConcurrentHashMap<>();
 
 	private final Map<String, SeenLease> leases = new ConcurrentHashMap<>();
+
+	private final Map<String, Long> longestLeases = new ConcurrentHashMap<>();
 
 	private final String backend;
 
@@ -67,6 +69,7 @@ public final class SeenTerms {
 	public void sawLease(Lease lease, long readStartNanos) {
 		saw(lease.group(), lease.term());
 		if (lease.hasLiveHolder()) {
+			this.longestLeases.merge(lease.group(), lease.expiresIn().toNanos(), Math::max);
 			SeenLease seen = new SeenLease(lease.holder(), lease.term(), readStartNanos + lease.expiresIn().toNanos());
 			this.leases.merge(lease.group(), seen, (old, now) -> now.isLaterThan(old) ? now : old);
 		}
@@ -133,12 +136,17 @@ public final class SeenTerms {
 	}
 
 	/**
-	 * How long the new holder of a lost record waits before it acts: at least the lease
-	 * duration, since the holder of the lost term may believe that long.
+	 * How long the new holder of a lost record waits before it acts: the holder of the
+	 * lost term may believe for up to its own lease duration, which is at least as long
+	 * as the longest time left this instance read on a live lease of the group (holders
+	 * configured with a longer lease than this one's, during a rolling change).
 	 * @param otherWait the wait the grant has for other reasons
+	 * @param leaseDuration this candidate's lease duration
 	 */
-	public static Duration activeIn(Duration otherWait, Duration leaseDuration) {
-		return (otherWait.compareTo(leaseDuration) >= 0) ? otherWait : leaseDuration;
+	public Duration lostWait(String group, Duration otherWait, Duration leaseDuration) {
+		Duration longest = Duration
+			.ofNanos(Math.max(leaseDuration.toNanos(), this.longestLeases.getOrDefault(group, 0L)));
+		return (otherWait.compareTo(longest) >= 0) ? otherWait : longest;
 	}
 
 	/**

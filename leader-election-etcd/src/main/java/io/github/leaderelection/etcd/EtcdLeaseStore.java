@@ -405,7 +405,7 @@ public class EtcdLeaseStore implements LeaseStore {
 		long term = nextTerm(group, record);
 		if (lost) {
 			this.seenTerms.warnLost(group, term);
-			activeIn = SeenTerms.activeIn(activeIn, Duration.ofSeconds(ttlSeconds(leaseDuration)));
+			activeIn = this.seenTerms.lostWait(group, activeIn, Duration.ofSeconds(ttlSeconds(leaseDuration)));
 		}
 		return new Grant(group, record, term, fenceId, activeIn);
 	}

@@ -489,7 +489,9 @@ public class JdbcLeaseStore implements LeaseStore {
 			return seen(taken);
 		}
 		long term = lost ? this.seenTerms.seen(group) + 1 : 0;
-		long wait = Math.max(lost ? millis : 0, movedBack.toMillis() + 1);
+		long wait = Math.max(
+				lost ? this.seenTerms.lostWait(group, Duration.ZERO, Duration.ofMillis(millis)).toMillis() : 0,
+				movedBack.toMillis() + 1);
 		update(connection, sql.recover(), timeout, term, wait, group, taken.holder(), taken.term());
 		Lease recovered = seen(readTaken(connection, sql, group, timeout));
 		if (lost) {

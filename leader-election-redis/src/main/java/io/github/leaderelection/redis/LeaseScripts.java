@@ -56,17 +56,17 @@ enum LeaseScripts {
 
 	/**
 	 * ARGV: candidate, lease milliseconds, highest term the calling store has seen of the
-	 * group, the holder of the live lease it last saw in that term ({@code ""} for none)
-	 * and the milliseconds that lease has left by the store's reading. Returns
-	 * {@code {holder, term, expiresInMs, activeInMs, lost}}, {@code lost} being 1 when
-	 * the record was missing or older than the term seen, or nothing when another
-	 * candidate holds a live lease.
+	 * group, the holder of the live lease it last saw in that term ({@code ""} for none),
+	 * the milliseconds that lease has left by the store's reading, and the milliseconds a
+	 * grant on a lost record waits (at least the lease's). Returns {@code {holder, term,
+	 * expiresInMs, activeInMs, lost}}, {@code lost} being 1 when the record was missing
+	 * or older than the term seen, or nothing when another candidate holds a live lease.
 	 */
 	ACQUIRE("""
 			local candidate, duration = ARGV[1], tonumber(ARGV[2])
 			local now, micros = clock()
 			local term, active_from, lost = take(KEYS[1], KEYS[2], candidate, duration, tonumber(ARGV[3]), ARGV[4],
-			  tonumber(ARGV[5]), now, micros)
+			  tonumber(ARGV[5]), tonumber(ARGV[6]), now, micros)
 			if not term then
 			  return {}
 			end
@@ -76,27 +76,28 @@ enum LeaseScripts {
 	/**
 	 * KEYS: the lease and the record of each group in turn; ARGV: candidate, lease
 	 * milliseconds, then for each group in turn what {@link #ACQUIRE} gets after those:
-	 * the highest term seen, the holder seen live in it and the milliseconds left. Takes
-	 * each group as {@link #ACQUIRE} would, all at one instant, and returns
-	 * {@code {position, term, activeInMs, lost, ...}} for each group taken (positions
-	 * from 1), nothing for a group that another candidate holds.
+	 * the highest term seen, the holder seen live in it, the milliseconds left and the
+	 * wait on a lost record. Takes each group as {@link #ACQUIRE} would, all at one
+	 * instant, and returns {@code {position, term, activeInMs, lost, ...}} for each group
+	 * taken (positions from 1), nothing for a group that another candidate holds.
 	 */
-	ACQUIRE_ALL("""
-			local candidate, duration = ARGV[1], tonumber(ARGV[2])
-			local now, micros = clock()
-			local taken = {}
-			for i = 1, #KEYS / 2 do
-			  local term, active_from, lost = take(KEYS[2 * i - 1], KEYS[2 * i], candidate, duration,
-			    tonumber(ARGV[3 * i]), ARGV[3 * i + 1], tonumber(ARGV[3 * i + 2]), now, micros)
-			  if term then
-			    taken[#taken + 1] = i
-			    taken[#taken + 1] = term
-			    taken[#taken + 1] = active_from - now
-			    taken[#taken + 1] = lost
-			  end
-			end
-			return taken
-			"""),
+	ACQUIRE_ALL(
+			"""
+					local candidate, duration = ARGV[1], tonumber(ARGV[2])
+					local now, micros = clock()
+					local taken = {}
+					for i = 1, #KEYS / 2 do
+					  local term, active_from, lost = take(KEYS[2 * i - 1], KEYS[2 * i], candidate, duration,
+					    tonumber(ARGV[4 * i - 1]), ARGV[4 * i], tonumber(ARGV[4 * i + 1]), tonumber(ARGV[4 * i + 2]), now, micros)
+					  if term then
+					    taken[#taken + 1] = i
+					    taken[#taken + 1] = term
+					    taken[#taken + 1] = active_from - now
+					    taken[#taken + 1] = lost
+					  end
+					end
+					return taken
+					"""),
 
 	/**
 	 * ARGV: holder, term, lease milliseconds. Returns {@code {1}} if renewed, else
@@ -341,7 +342,8 @@ enum LeaseScripts {
 			-- the lease for the candidate unless another candidate holds it live, and returns the new
 			-- term, the instant from which the candidate may act, and 1 when the record was missing or
 			-- older than the term seen (SeenTerms), else 0; nothing when it was not taken.
-			local function take(lease_key, record_key, candidate, duration, seen, seen_holder, seen_left, now, micros)
+			local function take(lease_key, record_key, candidate, duration, seen, seen_holder, seen_left, lost_wait, now,
+			  micros)
 			  local rec, live = record(record_key), lease(lease_key)
 			  if live and live.holder ~= candidate then
 			    return nil
@@ -363,7 +365,7 @@ enum LeaseScripts {
 			    -- (restart from disk, failover, resharding): an earlier holder may act for up to a lease
 			    -- duration, with terms that are unknown but below the microseconds of the clock.
 			    term = micros
-			    previous_end = now + duration
+			    previous_end = now + math.max(duration, lost_wait)
 			  end
 			  -- Never below the clock either, so that no term is handed out twice, not even after the record
 			  -- went back (a restore, a hand edit) before a candidate that had not seen the later one took it.

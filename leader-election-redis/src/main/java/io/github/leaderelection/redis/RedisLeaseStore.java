@@ -155,8 +155,9 @@ public class RedisLeaseStore implements LeaseStore {
 	public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
 		LeaseCalls.Call call = call("acquire the lease of", group, timeout, this.waitsForReplicas);
-		List<Object> reply = call.run(LeaseScripts.ACQUIRE, script(List.of(group),
-				List.of(candidateId, millis(leaseDuration), seenTerm(group), seenHolder(group), seenLeaseLeft(group))));
+		List<Object> reply = call.run(LeaseScripts.ACQUIRE,
+				script(List.of(group), List.of(candidateId, millis(leaseDuration), seenTerm(group), seenHolder(group),
+						seenLeaseLeft(group), lostWait(group, leaseDuration))));
 		Optional<Lease> lease = toLease(group, reply);
 		if (lease.isPresent() && Long.valueOf(1).equals(reply.get(4))) {
 			this.seenTerms.warnLost(group, lease.get().term());
@@ -198,13 +199,14 @@ public class RedisLeaseStore implements LeaseStore {
 		List<List<String>> batches = this.calls.batches(distinct, (group) -> key(group, "lease"));
 		List<LeaseCalls.Script> runs = new ArrayList<>(batches.size());
 		for (List<String> batch : batches) {
-			List<String> args = new ArrayList<>(2 + 3 * batch.size());
+			List<String> args = new ArrayList<>(2 + 4 * batch.size());
 			args.add(candidateId);
 			args.add(millis(leaseDuration));
 			for (String group : batch) {
 				args.add(seenTerm(group));
 				args.add(seenHolder(group));
 				args.add(seenLeaseLeft(group));
+				args.add(lostWait(group, leaseDuration));
 			}
 			runs.add(script(batch, args));
 		}
@@ -481,6 +483,10 @@ public class RedisLeaseStore implements LeaseStore {
 	private String seenHolder(String group) {
 		String holder = this.seenTerms.seenHolder(group);
 		return (holder != null) ? holder : "";
+	}
+
+	private String lostWait(String group, Duration leaseDuration) {
+		return Long.toString(this.seenTerms.lostWait(group, Duration.ZERO, leaseDuration).toMillis());
 	}
 
 	private String seenLeaseLeft(String group) {

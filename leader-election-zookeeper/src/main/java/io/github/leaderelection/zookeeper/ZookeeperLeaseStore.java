@@ -290,7 +290,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 		// After a forced change the previous holder may believe for its lease duration
 		// still. So may the holder of a group whose grants ZooKeeper lost.
-		long quietMillis = lost ? SeenTerms.activeIn(Duration.ofMillis(last.quietMillis()), leaseDuration).toMillis()
+		long quietMillis = lost
+				? this.seenTerms.lostWait(member.group, Duration.ofMillis(last.quietMillis()), leaseDuration).toMillis()
 				: last.quietMillis();
 		// ZooKeeper tells no time but a node's: the floor of a grant on a lost record is
 		// this machine's clock, a floor for terms only, never a judge of expiry.

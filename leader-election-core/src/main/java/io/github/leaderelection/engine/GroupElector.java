@@ -165,7 +165,7 @@ final class GroupElector implements LeaderElection {
 		this.retryPeriodNanos = engine.timing().retryPeriod().toNanos();
 		this.callTimeout = engine.timing().storeCallTimeout();
 		this.duplicateId = new DuplicateIdDetector(group, this.candidateId,
-				2 * engine.timing().leaseDuration().toNanos(), this.retryPeriodNanos);
+				2 * engine.timing().leaseDuration().toNanos());
 	}
 
 	@Override
@@ -593,7 +593,7 @@ final class GroupElector implements LeaderElection {
 				this.freeSinceNanos = 0;
 				return false;
 			}
-			if (!this.inRounds || this.stopped || this.held != null || this.duplicateId.standsAside()) {
+			if (!this.inRounds || this.stopped || this.held != null || this.duplicateId.conflict() != null) {
 				return false;
 			}
 			long stayOut = this.competeAfterNanos - now();
@@ -944,7 +944,7 @@ final class GroupElector implements LeaderElection {
 			if (this.stopped || this.held != null) {
 				return NEXT_ROUND;
 			}
-			if (this.duplicateId.standsAside()) {
+			if (this.duplicateId.conflict() != null) {
 				return NEXT_ROUND;
 			}
 			long stayOut = this.competeAfterNanos - now();

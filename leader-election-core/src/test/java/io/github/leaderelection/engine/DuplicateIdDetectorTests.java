@@ -12,20 +12,13 @@ class DuplicateIdDetectorTests {
 
 	private static final long WINDOW = Duration.ofSeconds(30).toNanos();
 
-	private static final long RETRY_PERIOD = Duration.ofSeconds(2).toNanos();
-
-	private final DuplicateIdDetector detector = new DuplicateIdDetector("orders", "a", WINDOW, RETRY_PERIOD);
+	private final DuplicateIdDetector detector = new DuplicateIdDetector("orders", "a", WINDOW);
 
 	@Test
 	void aNewerTermUnderThisIdSeenTwiceWithinTheWindowIsAnotherProcess() {
 		this.detector.acquired(5);
 		// Once: an administrator may have forced this very candidate.
 		assertThat(this.detector.observe(live(6), 0)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.conflict()).isNull();
-		// Again within the window: watched, standing aside, until it is seen renewed
-		// (the same expiresIn a retry period later).
-		assertThat(this.detector.observe(live(7), WINDOW - 1 - RETRY_PERIOD)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.standsAside()).isTrue();
 		assertThat(this.detector.conflict()).isNull();
 		assertThat(this.detector.observe(live(7), WINDOW - 1)).isEqualTo(Finding.CONFLICT_STARTED);
 		assertThat(this.detector.conflict()).contains("another process uses candidate id 'a'").contains("term 7");
@@ -50,26 +43,6 @@ class DuplicateIdDetectorTests {
 																							// own
 																							// term
 		assertThat(this.detector.conflict()).isNull();
-	}
-
-	@Test
-	void aTermNobodyRenewsIsAnAdministratorsAndTheNextOneIsAFirstSightingAgain() {
-		this.detector.acquired(5);
-		assertThat(this.detector.observe(live(6), 0)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.observe(live(7, 10_000), RETRY_PERIOD)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.standsAside()).isTrue();
-		// Forced: its lease end stays where it was.
-		assertThat(this.detector.observe(live(7, 8_000), 2 * RETRY_PERIOD)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.observe(live(7, 4_000), 4 * RETRY_PERIOD)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.standsAside()).isFalse();
-		assertThat(this.detector.conflict()).isNull();
-		this.detector.acquired(8);
-		assertThat(this.detector.observe(live(9), 5 * RETRY_PERIOD)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.standsAside()).isFalse();
-	}
-
-	private static Lease live(long term, long expiresInMillis) {
-		return new Lease("orders", "a", term, Duration.ofMillis(expiresInMillis), Duration.ZERO);
 	}
 
 	private static Lease live(long term) {

@@ -25,7 +25,8 @@ class BalancedChaosTests {
 	void shortRunWithManyBalancedGroupsKeepsEveryPromiseInEveryGroup(Backend backend) throws Exception {
 		ChaosSettings settings = ChaosSettings
 			.safe(backend, ChaosTests.seed(ChaosTests.DEFAULT_SEED), null, FAULTS, ChaosTests.OUTPUT)
-			.withGroups(GROUPS, true);
+			.withGroups(GROUPS, true)
+			.withFaultTypes(ChaosTests.shortRunFaultTypes(backend));
 		ChaosSummary summary = new ChaosRun(settings).run();
 		ChaosTests.assertKeptEveryPromise(summary);
 		assertThat(summary.faultCount()).as("faults injected").isGreaterThanOrEqualTo(FAULTS);

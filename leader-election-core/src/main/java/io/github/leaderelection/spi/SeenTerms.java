@@ -20,10 +20,12 @@ import org.slf4j.LoggerFactory;
  * up to a lease duration, so the new holder waits {@linkplain #lostWait one lease
  * duration} before it acts, and takes a {@linkplain #nextTerm term} above every term
  * seen. A record whose term is not positive is lost too, whatever was seen: terms are
- * positive. Every store also keeps every grant's term at or above a clock reading in
- * microseconds (the store's where it tells the time), so that no term is handed out
- * twice, not even by an instance that did not see the later one. The Redis store applies
- * the same rule inside its scripts, with the terms seen passed to them.
+ * positive. So is a record that names a candidate of this instance in a term it
+ * {@linkplain #gaveUp gave up}: its holder knows that the store had moved on. Every store
+ * also keeps every grant's term at or above a clock reading in microseconds (the store's
+ * where it tells the time), so that no term is handed out twice, not even by an instance
+ * that did not see the later one. The Redis store applies the same rule inside its
+ * scripts, with the terms seen passed to them.
  *
  * <p>
  * NOTE: an instance knows only what it has seen, and reads each group once per retry
@@ -43,6 +45,8 @@ public final class SeenTerms {
 	private final Map<String, SeenLease> leases = new ConcurrentHashMap<>();
 
 	private final Map<String, Long> longestLeases = new ConcurrentHashMap<>();
+
+	private final Map<HolderOf, Long> givenUp = new ConcurrentHashMap<>();
 
 	private final String backend;
 
@@ -122,6 +126,37 @@ public final class SeenTerms {
 	}
 
 	/**
+	 * Whether a record shows that the store lost what this instance saw of the group, or
+	 * that it went back to a lease that a candidate of this instance {@linkplain #gaveUp
+	 * gave up}: a record that names a candidate in a term it released, or whose renewal
+	 * the store refused, is older than the store's truth, in which another candidate may
+	 * lead by now.
+	 * @param storedTerm the record's term, or {@code null} when the group has no record
+	 * @param storedHolder the holder the record names, if any
+	 */
+	public boolean isLost(String group, @Nullable Long storedTerm, @Nullable String storedHolder) {
+		return isLost(group, storedTerm)
+				|| (storedTerm != null && storedHolder != null && storedTerm <= givenUp(group, storedHolder));
+	}
+
+	/**
+	 * Remembers that a candidate gave up its lease of the group in a term: it released
+	 * it, or the store refused to renew it. The store never names it in that term again,
+	 * unless it went back to an older copy or was changed by hand.
+	 */
+	public void gaveUp(String group, String holder, long term) {
+		this.givenUp.merge(new HolderOf(group, holder), term, Math::max);
+	}
+
+	/**
+	 * The highest term in which the candidate {@linkplain #gaveUp gave up} the group, 0
+	 * if none.
+	 */
+	public long givenUp(String group, String holder) {
+		return this.givenUp.getOrDefault(new HolderOf(group, holder), 0L);
+	}
+
+	/**
 	 * The term of the next grant of the group.
 	 * @param storedTerm the record's term, or {@code null} when the group has no record
 	 * @param clockMicros a clock reading in microseconds, the store's where it has one: a
@@ -161,9 +196,14 @@ public final class SeenTerms {
 
 	/** Logs, once per grant, that a record was found lost and what follows. */
 	public void warnLost(String group, long newTerm) {
-		logger.warn("The lease record of group '{}' in the {} store is missing or older than term {}, which this "
-				+ "instance saw: the store lost data, or it was changed by hand. The new holder takes term {} and "
-				+ "waits one lease duration before it acts", group, this.backend, seen(group), newTerm);
+		logger.warn("The lease record of group '{}' in the {} store is missing, older than term {}, which this "
+				+ "instance saw, or names a holder in a term it gave up: the store lost data, or it was changed by "
+				+ "hand. The new holder takes term {} and waits one lease duration before it acts", group, this.backend,
+				seen(group), newTerm);
+	}
+
+	private record HolderOf(String group, String holder) {
+
 	}
 
 	private record SeenLease(String holder, long term, long endNanos) {

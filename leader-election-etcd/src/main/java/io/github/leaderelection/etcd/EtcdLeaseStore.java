@@ -364,7 +364,8 @@ public class EtcdLeaseStore implements LeaseStore {
 		Optional<GroupRecord> record = Optional.ofNullable(state.record());
 		// etcd lost what this store saw (a wiped cluster, a restore from an older
 		// snapshot): the holder of the lost term may still believe it leads.
-		boolean lost = this.seenTerms.isLost(group, record.map(GroupRecord::term).orElse(null));
+		boolean lost = this.seenTerms.isLost(group, record.map(GroupRecord::term).orElse(null),
+				record.map(GroupRecord::holder).orElse(null));
 		long fenceId = 0;
 		long fenceSeconds = -1;
 		if (record.isPresent()) {
@@ -676,6 +677,9 @@ public class EtcdLeaseStore implements LeaseStore {
 	public void release(Lease lease, Duration timeout) {
 		String group = lease.group();
 		EtcdCall call = new EtcdCall("release", group, timeout);
+		if (lease.holder() != null) {
+			this.seenTerms.gaveUp(group, lease.holder(), lease.term());
+		}
 		GroupRecord written = this.written.remove(group);
 		if (written != null && written.isHeldBy(lease) && release(call, group, written,
 				new Cmp(recordKey(group), Cmp.Op.EQUAL, CmpTarget.value(written.encode())))) {

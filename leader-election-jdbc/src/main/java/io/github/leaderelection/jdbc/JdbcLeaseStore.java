@@ -231,7 +231,7 @@ public class JdbcLeaseStore implements LeaseStore {
 		if (lease.holder() == null) {
 			return false;
 		}
-		return execute("renew the lease of", lease.group(), timeout, (connection, sql) -> {
+		return refusedGivenUp(lease, execute("renew the lease of", lease.group(), timeout, (connection, sql) -> {
 			if (update(connection, sql.renew(), timeout, leaseDuration.toMillis(), lease.group(), lease.holder(),
 					lease.term()) > 0) {
 				return true;
@@ -248,7 +248,14 @@ public class JdbcLeaseStore implements LeaseStore {
 			return read(connection, sql, lease.group(), timeout)
 				.filter((current) -> lease.holder().equals(current.holder()) && current.term() == lease.term())
 				.isPresent();
-		});
+		}));
+	}
+
+	private boolean refusedGivenUp(Lease lease, boolean renewed) {
+		if (!renewed) {
+			this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term());
+		}
+		return renewed;
 	}
 
 	/**
@@ -279,8 +286,7 @@ public class JdbcLeaseStore implements LeaseStore {
 				(connection, sql) -> LeaseAcquisitions.acquire(connection, batchSql(connection, sql, deadline),
 						distinct, candidateId, millis, deadline, seen,
 						(lease, before) -> recoverIfLost(connection, sql, lease,
-								seen.contains(lease.group()) && this.seenTerms.isLost(lease.group(),
-										(before != null) ? before.term() : null),
+								seen.contains(lease.group()) && isLost(lease.group(), before),
 								seenLeaseLeft(before, candidateId), millis,
 								SqlRunner.remaining(connection, deadline))));
 	}
@@ -303,8 +309,13 @@ public class JdbcLeaseStore implements LeaseStore {
 			return new LinkedHashSet<>();
 		}
 		long deadline = System.nanoTime() + timeout.toNanos();
-		return execute("renew the leases of " + held.size() + " groups", timeout, (connection, sql) -> LeaseBatches
-			.renew(connection, batchSql(connection, sql, deadline), held, leaseDuration.toMillis(), deadline));
+		Set<String> renewed = execute("renew the leases of " + held.size() + " groups", timeout,
+				(connection, sql) -> LeaseBatches.renew(connection, batchSql(connection, sql, deadline), held,
+						leaseDuration.toMillis(), deadline));
+		held.stream()
+			.filter((lease) -> !renewed.contains(lease.group()))
+			.forEach((lease) -> this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term()));
+		return renewed;
 	}
 
 	/**
@@ -361,6 +372,7 @@ public class JdbcLeaseStore implements LeaseStore {
 		if (lease.holder() == null) {
 			return;
 		}
+		this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term());
 		execute("release the lease of", lease.group(), timeout, (connection, sql) -> announced(connection, sql,
 				lease.group(), timeout, sql.release(), lease.group(), lease.holder(), lease.term()));
 	}
@@ -459,8 +471,7 @@ public class JdbcLeaseStore implements LeaseStore {
 			// What the row held before, only where a loss could show: against a term
 			// seen.
 			Lease before = (this.seenTerms.seen(group) > 0) ? read(connection, sql, group, timeout).orElse(null) : null;
-			boolean lost = this.seenTerms.seen(group) > 0
-					&& this.seenTerms.isLost(group, (before != null) ? before.term() : null);
+			boolean lost = this.seenTerms.seen(group) > 0 && isLost(group, before);
 			if (update(connection, sql.acquire(), timeout, candidateId, millis, group, candidateId) == 0) {
 				return Optional.empty();
 			}
@@ -501,6 +512,11 @@ public class JdbcLeaseStore implements LeaseStore {
 			this.seenTerms.warnMovedBack(group, movedBack);
 		}
 		return recovered;
+	}
+
+	private boolean isLost(String group, @Nullable Lease before) {
+		return (before != null) ? this.seenTerms.isLost(group, before.term(), before.holder())
+				: this.seenTerms.isLost(group, null);
 	}
 
 	/**

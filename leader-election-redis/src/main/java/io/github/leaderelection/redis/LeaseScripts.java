@@ -57,16 +57,18 @@ enum LeaseScripts {
 	/**
 	 * ARGV: candidate, lease milliseconds, highest term the calling store has seen of the
 	 * group, the holder of the live lease it last saw in that term ({@code ""} for none),
-	 * the milliseconds that lease has left by the store's reading, and the milliseconds a
-	 * grant on a lost record waits (at least the lease's). Returns {@code {holder, term,
-	 * expiresInMs, activeInMs, lost}}, {@code lost} being 1 when the record was missing
-	 * or older than the term seen, or nothing when another candidate holds a live lease.
+	 * the milliseconds that lease has left by the store's reading, the milliseconds a
+	 * grant on a lost record waits (at least the lease's), and the highest term in which
+	 * the candidate gave the group up (0 for none). Returns {@code {holder, term,
+	 * expiresInMs, activeInMs, lost}}, {@code lost} being 1 when the record was missing,
+	 * older than the term seen or named the candidate in a term it gave up, or nothing
+	 * when another candidate holds a live lease.
 	 */
 	ACQUIRE("""
 			local candidate, duration = ARGV[1], tonumber(ARGV[2])
 			local now, micros = clock()
 			local term, active_from, lost = take(KEYS[1], KEYS[2], candidate, duration, tonumber(ARGV[3]), ARGV[4],
-			  tonumber(ARGV[5]), tonumber(ARGV[6]), now, micros)
+			  tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), now, micros)
 			if not term then
 			  return {}
 			end
@@ -76,28 +78,29 @@ enum LeaseScripts {
 	/**
 	 * KEYS: the lease and the record of each group in turn; ARGV: candidate, lease
 	 * milliseconds, then for each group in turn what {@link #ACQUIRE} gets after those:
-	 * the highest term seen, the holder seen live in it, the milliseconds left and the
-	 * wait on a lost record. Takes each group as {@link #ACQUIRE} would, all at one
-	 * instant, and returns {@code {position, term, activeInMs, lost, ...}} for each group
-	 * taken (positions from 1), nothing for a group that another candidate holds.
+	 * the highest term seen, the holder seen live in it, the milliseconds left, the wait
+	 * on a lost record and the term given up. Takes each group as {@link #ACQUIRE} would,
+	 * all at one instant, and returns {@code {position, term, activeInMs, lost, ...}} for
+	 * each group taken (positions from 1), nothing for a group that another candidate
+	 * holds.
 	 */
-	ACQUIRE_ALL(
-			"""
-					local candidate, duration = ARGV[1], tonumber(ARGV[2])
-					local now, micros = clock()
-					local taken = {}
-					for i = 1, #KEYS / 2 do
-					  local term, active_from, lost = take(KEYS[2 * i - 1], KEYS[2 * i], candidate, duration,
-					    tonumber(ARGV[4 * i - 1]), ARGV[4 * i], tonumber(ARGV[4 * i + 1]), tonumber(ARGV[4 * i + 2]), now, micros)
-					  if term then
-					    taken[#taken + 1] = i
-					    taken[#taken + 1] = term
-					    taken[#taken + 1] = active_from - now
-					    taken[#taken + 1] = lost
-					  end
-					end
-					return taken
-					"""),
+	ACQUIRE_ALL("""
+			local candidate, duration = ARGV[1], tonumber(ARGV[2])
+			local now, micros = clock()
+			local taken = {}
+			for i = 1, #KEYS / 2 do
+			  local term, active_from, lost = take(KEYS[2 * i - 1], KEYS[2 * i], candidate, duration,
+			    tonumber(ARGV[5 * i - 2]), ARGV[5 * i - 1], tonumber(ARGV[5 * i]), tonumber(ARGV[5 * i + 1]),
+			    tonumber(ARGV[5 * i + 2]), now, micros)
+			  if term then
+			    taken[#taken + 1] = i
+			    taken[#taken + 1] = term
+			    taken[#taken + 1] = active_from - now
+			    taken[#taken + 1] = lost
+			  end
+			end
+			return taken
+			"""),
 
 	/**
 	 * ARGV: holder, term, lease milliseconds. Returns {@code {1}} if renewed, else
@@ -341,16 +344,20 @@ enum LeaseScripts {
 			-- What ACQUIRE does for one group, judged at the instant now (micros in microseconds): takes
 			-- the lease for the candidate unless another candidate holds it live, and returns the new
 			-- term, the instant from which the candidate may act, and 1 when the record was missing or
-			-- older than the term seen (SeenTerms), else 0; nothing when it was not taken.
-			local function take(lease_key, record_key, candidate, duration, seen, seen_holder, seen_left, lost_wait, now,
-			  micros)
+			-- older than the term seen, or named the candidate in a term it gave up (SeenTerms), else 0;
+			-- nothing when it was not taken.
+			local function take(lease_key, record_key, candidate, duration, seen, seen_holder, seen_left, lost_wait,
+			  given_up, now, micros)
 			  local rec, live = record(record_key), lease(lease_key)
 			  if live and live.holder ~= candidate then
 			    return nil
 			  end
 			  local server = run_id()
 			  local term, previous_end
-			  if rec and rec.server == server and seen <= rec.term then
+			  -- A record that names the candidate in a term it released, or whose renewal was refused, went
+			  -- back to an older copy: another candidate may lead by now.
+			  local went_back = rec and rec.holder == candidate and rec.term <= given_up
+			  if rec and rec.server == server and seen <= rec.term and not went_back then
 			    -- Vouched for by a grant on this very process, which has lost nothing since (a lost
 			    -- record is missing, and one older than a term the caller saw is not this one):
 			    -- nobody before acts after the recorded lease end.
@@ -383,7 +390,7 @@ enum LeaseScripts {
 			  redis.call('SET', lease_key, int(term) .. ':' .. candidate, 'PX', duration)
 			  redis.call('HSET', record_key, 'holder', candidate, 'term', int(term), 'lease_end', int(now + duration),
 			    'active_from', int(active_from), 'server', server)
-			  local lost = (not rec and seen > 0) or (rec and (rec.term < seen or rec.term < 0))
+			  local lost = (not rec and seen > 0) or (rec and (rec.term < seen or rec.term < 0)) or went_back
 			  return term, active_from, lost and 1 or 0
 			end
 			-- What RELEASE does for one group: only the exact holder and term end the lease, at once but

@@ -157,7 +157,7 @@ public class RedisLeaseStore implements LeaseStore {
 		LeaseCalls.Call call = call("acquire the lease of", group, timeout, this.waitsForReplicas);
 		List<Object> reply = call.run(LeaseScripts.ACQUIRE,
 				script(List.of(group), List.of(candidateId, millis(leaseDuration), seenTerm(group), seenHolder(group),
-						seenLeaseLeft(group), lostWait(group, leaseDuration))));
+						seenLeaseLeft(group), lostWait(group, leaseDuration), givenUp(group, candidateId))));
 		Optional<Lease> lease = toLease(group, reply);
 		if (lease.isPresent() && Long.valueOf(1).equals(reply.get(4))) {
 			this.seenTerms.warnLost(group, lease.get().term());
@@ -199,7 +199,7 @@ public class RedisLeaseStore implements LeaseStore {
 		List<List<String>> batches = this.calls.batches(distinct, (group) -> key(group, "lease"));
 		List<LeaseCalls.Script> runs = new ArrayList<>(batches.size());
 		for (List<String> batch : batches) {
-			List<String> args = new ArrayList<>(2 + 4 * batch.size());
+			List<String> args = new ArrayList<>(2 + 5 * batch.size());
 			args.add(candidateId);
 			args.add(millis(leaseDuration));
 			for (String group : batch) {
@@ -207,6 +207,7 @@ public class RedisLeaseStore implements LeaseStore {
 				args.add(seenHolder(group));
 				args.add(seenLeaseLeft(group));
 				args.add(lostWait(group, leaseDuration));
+				args.add(givenUp(group, candidateId));
 			}
 			runs.add(script(batch, args));
 		}
@@ -277,6 +278,9 @@ public class RedisLeaseStore implements LeaseStore {
 			// which counts from the last renewal that replicas did confirm.
 			throw call.notReplicated();
 		}
+		if (!renewed) {
+			this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term());
+		}
 		return renewed;
 	}
 
@@ -320,6 +324,9 @@ public class RedisLeaseStore implements LeaseStore {
 		if (!renewed.isEmpty() && !call.replicated()) {
 			throw call.notReplicated(); // as for one renewal: a failure, not a loss
 		}
+		held.stream()
+			.filter((lease) -> !renewed.contains(lease.group()))
+			.forEach((lease) -> this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term()));
 		return held.stream()
 			.map(Lease::group)
 			.filter(renewed::contains)
@@ -383,6 +390,7 @@ public class RedisLeaseStore implements LeaseStore {
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		if (lease.holder() != null) {
+			this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term());
 			call("release the lease of", lease.group(), timeout, LeaseScripts.RELEASE, false, lease.holder(),
 					Long.toString(lease.term()), channel(lease.group()));
 		}
@@ -487,6 +495,10 @@ public class RedisLeaseStore implements LeaseStore {
 
 	private String lostWait(String group, Duration leaseDuration) {
 		return Long.toString(this.seenTerms.lostWait(group, Duration.ZERO, leaseDuration).toMillis());
+	}
+
+	private String givenUp(String group, String candidateId) {
+		return Long.toString(this.seenTerms.givenUp(group, candidateId));
 	}
 
 	private String seenLeaseLeft(String group) {

@@ -278,7 +278,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			return Optional.empty();
 		}
 		Long storedTerm = (last.term() == 0) ? null : last.term();
-		boolean lost = this.seenTerms.isLost(member.group, storedTerm);
+		boolean lost = this.seenTerms.isLost(member.group, storedTerm, last.holder());
 		long suspensionsBefore = this.suspensions.get();
 		// CURATOR-696: after a new session, never grant on a node that this session does
 		// not own.
@@ -383,6 +383,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			return;
 		}
 		QueueMember member = member(lease);
+		this.seenTerms.gaveUp(lease.group(), holder, lease.term());
 		execute("release the lease of", lease.group(), timeout, (deadline) -> {
 			if (member == null) {
 				return release(lease, holder, null, deadline);

@@ -139,6 +139,29 @@ public abstract class LostStoreDataContractTests {
 		taken.ifPresent((next) -> assertThat(next.activeIn()).as("wait of the holder of %s", group).isPositive());
 	}
 
+	/**
+	 * A restore of a copy that names a candidate in a term it has given up since, while
+	 * another candidate leads in a later term: the candidate, which has not read the
+	 * group since it released, knows the record is older than the store's truth, and
+	 * takes it only with a wait (or not at all, where the store ends a lease otherwise
+	 * than by the time in its record).
+	 */
+	@Test
+	void recordRestoredToATermItsHolderGaveUpIsTakenByItOnlyAfterOneLease() {
+		String group = newGroup();
+		// A short lease in the copy: what the record says is left of it is no wait.
+		Lease given = acquire(this.store, group, "a", Duration.ofSeconds(2));
+		Object older = copy(group);
+		this.store.release(given, TIMEOUT);
+		Lease last = acquire(this.other, group, "b");
+		restore(group, older);
+		Optional<Lease> taken = this.store.tryAcquire(group, "a", LEASE, TIMEOUT);
+		taken.ifPresent((next) -> {
+			assertThat(next.term()).isGreaterThan(last.term());
+			assertWaitsOneLease(next);
+		});
+	}
+
 	@Test
 	void loweredTermIsTakenOnlyAfterOneLeaseWithATermAboveEveryTermSeen() {
 		String group = newGroup();

@@ -6,12 +6,15 @@ import org.jspecify.annotations.Nullable;
 /**
  * Notices another live process that uses the same candidate id in a group. Two such
  * processes take the lease from each other forever (a candidate may always re-take a
- * lease under its own id), each in a new term, and neither gets to act. The sign: after
- * this elector has acquired a term, the store shows this id holding a newer term that
- * this elector never acquired. Seen once, that is also an administrator forcing this very
- * candidate, so it counts only when it happens again within two lease durations. A
- * process restarted under the same id sees its previous incarnation's lease before it has
- * acquired anything, so it is never taken for a duplicate.
+ * lease under its own id), each in a new term, and neither gets to act. The sign: a
+ * renewal of this elector's lease is refused, and the store shows this id holding a newer
+ * term that this elector never acquired. An administrator cannot do that in one step: a
+ * forced leader's store leaves a lease that already names the candidate alone, so a term
+ * forced on this id is one this elector sees as a follower, which never counts. Seen
+ * once, the sign may still be an administrator's clear followed at once by a force of
+ * this very candidate, so it counts only when it happens again within two lease
+ * durations. A process restarted under the same id sees its previous incarnation's lease
+ * before it has acquired anything, so it is never taken for a duplicate.
  *
  * <p>
  * The elector that notices stands aside: it stops acquiring the group while a live lease
@@ -64,8 +67,12 @@ final class DuplicateIdDetector {
 		return this.conflict;
 	}
 
-	/** Takes in a lease read from the store at the given instant. */
-	Finding observe(@Nullable Lease lease, long nowNanos) {
+	/**
+	 * Takes in a lease read from the store at the given instant.
+	 * @param displaced whether it was read because the store refused to renew this
+	 * elector's lease: only then may a newer term under this id be another process's
+	 */
+	Finding observe(@Nullable Lease lease, long nowNanos, boolean displaced) {
 		boolean foreignLiveLease = lease != null && lease.isHeldBy(this.candidateId) && !lease.isExpired()
 				&& lease.term() > this.highestOwnTerm && this.highestOwnTerm > 0;
 		if (this.conflict != null) {
@@ -76,7 +83,7 @@ final class DuplicateIdDetector {
 			this.foreignTerm = 0;
 			return Finding.CONFLICT_ENDED;
 		}
-		if (!foreignLiveLease || lease.term() == this.foreignTerm) {
+		if (!foreignLiveLease || !displaced || lease.term() == this.foreignTerm) {
 			return Finding.NOTHING;
 		}
 		boolean again = this.foreignTerm != 0 && nowNanos - this.foreignTermSeenNanos < this.windowNanos;

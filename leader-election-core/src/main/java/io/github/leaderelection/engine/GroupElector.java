@@ -586,7 +586,7 @@ final class GroupElector implements LeaderElection {
 		}
 		recovered();
 		observe(lease);
-		noteOwnIdElsewhere(lease);
+		noteOwnIdElsewhere(lease, false);
 		synchronized (this) {
 			if (lease != null && !lease.isAcquirableBy(this.candidateId)) {
 				// Led: the next time it is free, balancing's hold-back starts afresh.
@@ -915,7 +915,7 @@ final class GroupElector implements LeaderElection {
 	 */
 	private long afterLost(Lost lost, @Nullable Lease now) {
 		Belief lostBelief = lost.belief();
-		noteOwnIdElsewhere(now);
+		noteOwnIdElsewhere(now, true);
 		if (lostBelief != null) {
 			// Another holder, or none, before our deadline: only an administrator does
 			// that. A store
@@ -939,7 +939,7 @@ final class GroupElector implements LeaderElection {
 	private long acquire() {
 		Lease current = this.store.read(this.group, this.callTimeout).orElse(null);
 		observe(current);
-		noteOwnIdElsewhere(current);
+		noteOwnIdElsewhere(current, false);
 		synchronized (this) {
 			if (this.stopped || this.held != null) {
 				return NEXT_ROUND;
@@ -1066,11 +1066,14 @@ final class GroupElector implements LeaderElection {
 		requestAttempt();
 	}
 
-	/** See {@link DuplicateIdDetector}: logs outside the lock what it found. */
-	private void noteOwnIdElsewhere(@Nullable Lease lease) {
+	/**
+	 * See {@link DuplicateIdDetector}: logs outside the lock what it found.
+	 * @param displaced whether the lease was read because a renewal was refused
+	 */
+	private void noteOwnIdElsewhere(@Nullable Lease lease, boolean displaced) {
 		DuplicateIdDetector.Finding finding;
 		synchronized (this) {
-			finding = this.duplicateId.observe(lease, now());
+			finding = this.duplicateId.observe(lease, now(), displaced);
 		}
 		if (finding == DuplicateIdDetector.Finding.CONFLICT_ENDED) {
 			logger.warn("Candidate '{}' competes for group '{}' again: no other process holds its lease under this "

@@ -18,30 +18,39 @@ class DuplicateIdDetectorTests {
 	void aNewerTermUnderThisIdSeenTwiceWithinTheWindowIsAnotherProcess() {
 		this.detector.acquired(5);
 		// Once: an administrator may have forced this very candidate.
-		assertThat(this.detector.observe(live(6), 0)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(6), 0, true)).isEqualTo(Finding.NOTHING);
 		assertThat(this.detector.conflict()).isNull();
-		assertThat(this.detector.observe(live(7), WINDOW - 1)).isEqualTo(Finding.CONFLICT_STARTED);
+		assertThat(this.detector.observe(live(7), WINDOW - 1, true)).isEqualTo(Finding.CONFLICT_STARTED);
 		assertThat(this.detector.conflict()).contains("another process uses candidate id 'a'").contains("term 7");
-		assertThat(this.detector.observe(live(7), WINDOW)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(7), WINDOW, true)).isEqualTo(Finding.NOTHING);
 		// The other process's lease is gone: compete again.
-		assertThat(this.detector.observe(null, WINDOW + 1)).isEqualTo(Finding.CONFLICT_ENDED);
+		assertThat(this.detector.observe(null, WINDOW + 1, true)).isEqualTo(Finding.CONFLICT_ENDED);
 		assertThat(this.detector.conflict()).isNull();
 	}
 
 	@Test
 	void termsSeenFurtherApartThanTheWindowOrBeforeAnyAcquireAreNotADuplicate() {
-		assertThat(this.detector.observe(live(6), 0)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.observe(live(7), 1)).isEqualTo(Finding.NOTHING); // a
-																					// restart's
-																					// own
-																					// old
-																					// lease
+		assertThat(this.detector.observe(live(6), 0, true)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(7), 1, true)).isEqualTo(Finding.NOTHING); // a
+		// restart's
+		// own
+		// old
+		// lease
 		this.detector.acquired(8);
-		assertThat(this.detector.observe(live(9), 0)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.observe(live(10), WINDOW)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.observe(live(8), WINDOW + 1)).isEqualTo(Finding.NOTHING); // its
-																							// own
-																							// term
+		assertThat(this.detector.observe(live(9), 0, true)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(10), WINDOW, true)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(8), WINDOW + 1, true)).isEqualTo(Finding.NOTHING); // its
+		// own
+		// term
+		assertThat(this.detector.conflict()).isNull();
+	}
+
+	@Test
+	void newerTermsUnderThisIdSeenAsAFollowerAreAnAdministratorsForces() {
+		this.detector.acquired(5);
+		assertThat(this.detector.observe(live(6), 0, false)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(7), 1, false)).isEqualTo(Finding.NOTHING);
+		assertThat(this.detector.observe(live(9), 2, false)).isEqualTo(Finding.NOTHING);
 		assertThat(this.detector.conflict()).isNull();
 	}
 

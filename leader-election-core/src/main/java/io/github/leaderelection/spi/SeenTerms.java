@@ -127,16 +127,24 @@ public final class SeenTerms {
 
 	/**
 	 * Whether a record shows that the store lost what this instance saw of the group, or
-	 * that it went back to a lease that a candidate of this instance {@linkplain #gaveUp
-	 * gave up}: a record that names a candidate in a term it released, or whose renewal
-	 * the store refused, is older than the store's truth, in which another candidate may
-	 * lead by now.
+	 * that it was changed: a record that names a candidate in a term it
+	 * {@linkplain #gaveUp gave up} (released, or whose renewal the store refused) is
+	 * older than the store's truth, in which another candidate may lead by now; one that
+	 * names another holder than the live lease seen in the same term was changed by hand,
+	 * since every grant takes a new term.
 	 * @param storedTerm the record's term, or {@code null} when the group has no record
 	 * @param storedHolder the holder the record names, if any
 	 */
 	public boolean isLost(String group, @Nullable Long storedTerm, @Nullable String storedHolder) {
-		return isLost(group, storedTerm)
-				|| (storedTerm != null && storedHolder != null && storedTerm <= givenUp(group, storedHolder));
+		if (isLost(group, storedTerm)) {
+			return true;
+		}
+		if (storedTerm == null || storedHolder == null) {
+			return false;
+		}
+		String seenHolder = seenHolder(group);
+		return storedTerm <= givenUp(group, storedHolder)
+				|| (storedTerm == seen(group) && seenHolder != null && !seenHolder.equals(storedHolder));
 	}
 
 	/**

@@ -82,6 +82,13 @@ class EtcdLostStoreDataTests extends LostStoreDataContractTests {
 		put(group, term + record.substring(record.indexOf(' ')));
 	}
 
+	@Override
+	protected void setHolder(String group, String holder) {
+		String[] fields = record(group).split(" ");
+		fields[4] = holder;
+		put(group, String.join(" ", fields));
+	}
+
 	/**
 	 * Only the lease key deleted, while its holder's etcd lease lives (a restore that
 	 * could not bring that lease back does this): the record still names the holder in

@@ -121,6 +121,12 @@ class JdbcLostStoreDataTests {
 			update("UPDATE " + this.table.name() + " SET term = ? WHERE group_name = ?", term, group);
 		}
 
+		@Override
+		protected void setHolder(String group, String holder) {
+			update("UPDATE " + this.table.name() + " SET holder_id = ?, active_from_ms = 0, lease_until_ms = 0 "
+					+ "WHERE group_name = ?", holder, group);
+		}
+
 		private void update(String sql, Object... parameters) {
 			try (Connection connection = this.table.dataSource().getConnection();
 					PreparedStatement statement = connection.prepareStatement(sql)) {

@@ -355,8 +355,10 @@ enum LeaseScripts {
 			  local server = run_id()
 			  local term, previous_end
 			  -- A record that names the candidate in a term it released, or whose renewal was refused, went
-			  -- back to an older copy: another candidate may lead by now.
-			  local went_back = rec and rec.holder == candidate and rec.term <= given_up
+			  -- back to an older copy: another candidate may lead by now. One that names another holder than
+			  -- the live lease the caller saw in the same term was changed by hand: every grant takes a new term.
+			  local went_back = rec and ((rec.holder == candidate and rec.term <= given_up)
+			    or (rec.term == seen and rec.holder ~= '' and seen_holder ~= '' and rec.holder ~= seen_holder))
 			  if rec and rec.server == server and seen <= rec.term and not went_back then
 			    -- Vouched for by a grant on this very process, which has lost nothing since (a lost
 			    -- record is missing, and one older than a term the caller saw is not this one):

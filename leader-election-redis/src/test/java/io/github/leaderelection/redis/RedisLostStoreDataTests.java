@@ -63,6 +63,16 @@ class RedisLostStoreDataTests extends LostStoreDataContractTests {
 		}
 	}
 
+	@Override
+	protected void setHolder(String group, String holder) {
+		try (RedisConnection connection = TestRedis.shared().getConnection()) {
+			connection.keyCommands().del(key(group, "lease"));
+			connection.hashCommands()
+				.hMSet(key(group, "term"), Map.of(bytes("holder"), bytes(holder), bytes("lease_end"), bytes("0"),
+						bytes("active_from"), bytes("0")));
+		}
+	}
+
 	private static byte[] key(String group, String suffix) {
 		return bytes(KEYS.key(group, suffix));
 	}

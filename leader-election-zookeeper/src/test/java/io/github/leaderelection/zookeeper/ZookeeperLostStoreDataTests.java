@@ -90,6 +90,12 @@ class ZookeeperLostStoreDataTests extends LostStoreDataContractTests {
 		restore(group, lowered.bytes());
 	}
 
+	@Override
+	protected void setHolder(String group, String holder) {
+		Grant grant = Grant.parse((byte[]) copy(group));
+		restore(group, new Grant(grant.term(), holder, grant.node(), grant.leaseMillis(), grant.quietMillis()).bytes());
+	}
+
 	private static <T> T run(Call<T> call) {
 		try {
 			return call.call();

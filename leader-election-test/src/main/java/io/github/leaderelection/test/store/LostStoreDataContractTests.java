@@ -60,6 +60,12 @@ public abstract class LostStoreDataContractTests {
 	/** Sets the term in the group's record, keeping the rest of it. */
 	protected abstract void setTerm(String group, long term);
 
+	/**
+	 * Names another holder in the group's record, in the same term, and ends its lease
+	 * where the record says when it ends, as a hand edit would.
+	 */
+	protected abstract void setHolder(String group, String holder);
+
 	@BeforeEach
 	void createStores() {
 		this.store = createStore();
@@ -158,6 +164,26 @@ public abstract class LostStoreDataContractTests {
 		Optional<Lease> taken = this.store.tryAcquire(group, "a", LEASE, TIMEOUT);
 		taken.ifPresent((next) -> {
 			assertThat(next.term()).isGreaterThan(last.term());
+			assertWaitsOneLease(next);
+		});
+	}
+
+	/**
+	 * A record edited by hand to name another holder in the term everyone saw, with its
+	 * lease ended: no grant names two holders in one term, so a candidate that saw the
+	 * first takes the record as changed, and takes it only with a wait (or not at all,
+	 * where the store ends a lease otherwise than by the time in its record), while the
+	 * holder it replaced may believe.
+	 */
+	@Test
+	void holderChangedByHandInTheTermSeenIsTakenOnlyAfterOneLease() {
+		String group = newGroup();
+		Lease held = acquire(this.store, group, "a");
+		assertThat(this.other.read(group, TIMEOUT).orElseThrow().holder()).isEqualTo("a");
+		setHolder(group, "b");
+		Optional<Lease> taken = this.other.tryAcquire(group, "b", LEASE, TIMEOUT);
+		taken.ifPresent((next) -> {
+			assertThat(next.term()).isGreaterThan(held.term());
 			assertWaitsOneLease(next);
 		});
 	}

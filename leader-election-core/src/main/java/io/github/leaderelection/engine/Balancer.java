@@ -2,12 +2,8 @@ package io.github.leaderelection.engine;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -62,17 +58,11 @@ final class Balancer {
 
 	private static final Logger logger = LoggerFactory.getLogger(Balancer.class);
 
-	/** Rounds in a row a candidate may take none of what the plan gave it. */
-	private static final int STRIKES = 3;
-
 	/**
 	 * How long a node leads a group before balancing moves it on, in retry periods:
 	 * longer than the round or two in which the nodes' plans may differ.
 	 */
 	private static final int MIN_TENURE_PERIODS = 3;
-
-	/** The longest a candidate that takes nothing is left out, in retry periods. */
-	private static final int MAX_LEFT_OUT_PERIODS = 512;
 
 	/**
 	 * Rounds after which a node that is still not ready says so: joining takes a round or
@@ -114,18 +104,8 @@ final class Balancer {
 	 */
 	private final Map<GroupElector, Long> waitingForList = new ConcurrentHashMap<>();
 
-	// Guarded by this: who took what the last plan gave them (see
-	// noteWhoTookWhatWasPlanned)
-
-	private Map<String, Integer> lastLoads = Map.of();
-
-	private Map<String, Integer> expected = Map.of();
-
-	private final Map<String, Integer> strikes = new HashMap<>();
-
-	private final Map<String, Integer> leftOutPeriods = new HashMap<>();
-
-	private final Map<String, Long> ignoredUntil = new HashMap<>();
+	/** Who took what the last plan gave them. Guarded by this. */
+	private final LeftOutCandidates leftOut;
 
 	Balancer(LeaderElectionEngine engine, int weight, Map<String, String> preferredLeaders,
 			Supplier<Collection<GroupElector>> electors) {
@@ -135,6 +115,7 @@ final class Balancer {
 		this.weight = weight;
 		this.preferredLeaders = Map.copyOf(preferredLeaders);
 		this.electors = electors;
+		this.leftOut = new LeftOutCandidates(this.self, engine.timing().retryPeriod().toNanos());
 	}
 
 	/**
@@ -174,23 +155,30 @@ final class Balancer {
 		long now = this.engine.nanoTime();
 		View current = viewOf(live, asked, now);
 		if (current != null) {
-			noteWhoTookWhatWasPlanned(current, now);
+			this.leftOut.noteLoads(current.plan.loads(), now)
+				.forEach((candidate, periods) -> logger.warn(
+						"Candidate '{}' took none of the groups balancing gave "
+								+ "it in {} rounds; leaving it out of balancing for {} retry periods",
+						candidate, LeftOutCandidates.STRIKES, periods));
 		}
 		this.view = current;
 		if (current == null || !ready) {
 			return;
 		}
-		List<GroupElector> moves = current.ownMoves(now,
-				MIN_TENURE_PERIODS * this.engine.timing().retryPeriod().toNanos());
-		this.expected = current.receipts;
+		List<GroupElector> moves = current.plan
+			.ownMoves(now, MIN_TENURE_PERIODS * this.engine.timing().retryPeriod().toNanos())
+			.stream()
+			.map(current.electors::get)
+			.toList();
+		this.leftOut.expect(current.plan.receipts());
 		if (moves.isEmpty()) {
 			return;
 		}
+		Map<String, Integer> loads = current.plan.loads();
 		logger.info(
 				"Handing over {} group(s) to spread leadership: this candidate leads {} and its share is {}; "
 						+ "leaders by candidate {}",
-				moves.size(), current.loads.get(this.self), String.format("%.1f", current.shares.get(this.self)),
-				current.loads);
+				moves.size(), loads.get(this.self), String.format("%.1f", current.plan.shares().get(this.self)), loads);
 		moves.forEach(GroupElector::handOver);
 	}
 
@@ -220,15 +208,29 @@ final class Balancer {
 				this.engine.timing().storeCallTimeout());
 	}
 
-	/** The view of the live candidates listed, less those left out for now. */
+	/**
+	 * The view of the live candidates listed, less those left out for now; null while
+	 * some group's holder is not known yet (it has not reached the store since it
+	 * started), this node is not on the list, or every candidate is still starting.
+	 */
 	private @Nullable View viewOf(Map<String, Integer> live, long asked, long now) {
-		Map<String, Integer> considered = new TreeMap<>(live);
-		this.ignoredUntil.forEach((candidate, until) -> {
-			if (now - until < 0 && !candidate.equals(this.self)) {
-				considered.remove(candidate);
+		Map<String, GroupElector> competing = new TreeMap<>();
+		List<BalancePlan.Group> groups = new ArrayList<>();
+		for (GroupElector elector : this.electors.get()) {
+			if (!elector.isCompeting()) {
+				continue;
 			}
-		});
-		return View.of(this.self, considered, asked, this.electors.get(), this.preferredLeaders);
+			if (!elector.hasReachedStore()) {
+				return null;
+			}
+			competing.put(elector.group(), elector);
+			String holder = elector.isLeader() ? this.self
+					: elector.currentLeader().map(LeaderInfo::candidateId).orElse(null);
+			groups.add(new BalancePlan.Group(elector.group(), holder,
+					this.self.equals(holder) ? elector.grantedNanos() : 0));
+		}
+		BalancePlan plan = BalancePlan.of(this.self, this.leftOut.considered(live, now), groups, this.preferredLeaders);
+		return (plan != null) ? new View(plan, asked, competing) : null;
 	}
 
 	/**
@@ -281,42 +283,6 @@ final class Balancer {
 		if (this.listingAgain.compareAndSet(false, true) && !this.engine.executeStoreTask(this::listAgain)) {
 			this.listingAgain.set(false);
 		}
-	}
-
-	/**
-	 * Leaves out, for a while, a candidate that leads nothing, that the last plan gave
-	 * groups to and that did not take any, three rounds in a row: it announces itself but
-	 * cannot lead (its store calls fail, or it stopped competing), and moving groups to
-	 * it would only make them come back, over and over. Each time it happens again it is
-	 * left out twice as long, from 4 retry periods up to 512; a candidate that takes a
-	 * group is trusted again at once. A candidate that leads groups is never left out: it
-	 * shows that it can lead, and what the plan gave it may not have come for reasons of
-	 * the givers' (a giver cut off from the store fails over to whoever comes first),
-	 * which would otherwise leave healthy candidates out and the spread stuck.
-	 */
-	private void noteWhoTookWhatWasPlanned(View current, long now) {
-		long period = this.engine.timing().retryPeriod().toNanos();
-		for (Map.Entry<String, Integer> load : current.loads.entrySet()) {
-			String candidate = load.getKey();
-			Integer before = this.lastLoads.get(candidate);
-			if (before == null || candidate.equals(this.self)) {
-				continue;
-			}
-			if (load.getValue() > before) {
-				this.strikes.remove(candidate);
-				this.leftOutPeriods.remove(candidate);
-			}
-			else if (load.getValue() == 0 && this.expected.getOrDefault(candidate, 0) > 0
-					&& this.strikes.merge(candidate, 1, Integer::sum) >= STRIKES) {
-				this.strikes.remove(candidate);
-				int periods = Math.min(2 * this.leftOutPeriods.getOrDefault(candidate, 2), MAX_LEFT_OUT_PERIODS);
-				this.leftOutPeriods.put(candidate, periods);
-				this.ignoredUntil.put(candidate, now + periods * period);
-				logger.warn("Candidate '{}' took none of the groups balancing gave it in {} rounds; leaving it out of "
-						+ "balancing for {} retry periods", candidate, STRIKES, periods);
-			}
-		}
-		this.lastLoads = current.loads;
 	}
 
 	/**
@@ -379,8 +345,9 @@ final class Balancer {
 			return false;
 		}
 		String preferred = this.preferredLeaders.get(elector.group());
-		boolean holdsBack = (preferred != null && !preferred.equals(this.self) && current.live.containsKey(preferred))
-				|| (current.selfAtShare() && current.othersBelowShare());
+		boolean holdsBack = (preferred != null && !preferred.equals(this.self)
+				&& current.plan.live().containsKey(preferred))
+				|| (current.plan.selfAtShare(current.selfTaken.get()) && current.plan.othersBelowShare());
 		if (holdsBack && current.askedNanos - freeSinceNanos < 0
 				&& this.engine.nanoTime() - freeSinceNanos < this.engine.timing().retryPeriod().toNanos()
 				&& this.waitingForList.putIfAbsent(elector, freeSinceNanos) == null) {
@@ -404,205 +371,23 @@ final class Balancer {
 	 */
 	Map<String, Integer> leadersByCandidate() {
 		View current = this.view;
-		return (current != null) ? new TreeMap<>(current.loads) : Map.of();
+		return (current != null) ? new TreeMap<>(current.plan.loads()) : Map.of();
 	}
 
-	/** What a round saw, and its plan. */
-	private static final class View {
+	/**
+	 * What a round, or a list between rounds, saw, and its plan.
+	 *
+	 * @param plan the plan drawn from it
+	 * @param askedNanos when the list of live candidates was asked for
+	 * @param electors the elections it counted, by group
+	 * @param selfTaken the groups this node took since, counted until the next round
+	 * recounts
+	 */
+	private record View(BalancePlan plan, long askedNanos, Map<String, GroupElector> electors,
+			AtomicInteger selfTaken) {
 
-		final String self;
-
-		final Map<String, Integer> live;
-
-		/** When the list of live candidates was asked for. */
-		final long askedNanos;
-
-		final Map<String, Integer> loads;
-
-		final Map<String, Double> shares;
-
-		final List<GroupElector> ledHere;
-
-		final Map<String, String> preferredLeaders;
-
-		final AtomicInteger selfTaken = new AtomicInteger();
-
-		/** What the plan gives each candidate, free groups included; set by ownMoves. */
-		Map<String, Integer> receipts = Map.of();
-
-		private View(String self, Map<String, Integer> live, long askedNanos, Map<String, Integer> loads,
-				Map<String, Double> shares, List<GroupElector> ledHere, Map<String, String> preferredLeaders) {
-			this.self = self;
-			this.live = live;
-			this.askedNanos = askedNanos;
-			this.loads = loads;
-			this.shares = shares;
-			this.ledHere = ledHere;
-			this.preferredLeaders = preferredLeaders;
-		}
-
-		/**
-		 * Counts who leads what; null while some group's holder is not known yet (it has
-		 * not reached the store since it started) or this node is not on the list.
-		 */
-		static @Nullable View of(String self, Map<String, Integer> live, long askedNanos,
-				Collection<GroupElector> electors, Map<String, String> preferredLeaders) {
-			if (!live.containsKey(self)) {
-				return null;
-			}
-			Map<String, Integer> loads = new TreeMap<>();
-			live.keySet().forEach((candidate) -> loads.put(candidate, 0));
-			List<GroupElector> ledHere = new ArrayList<>();
-			int groups = 0;
-			for (GroupElector elector : electors) {
-				if (!elector.isCompeting()) {
-					continue;
-				}
-				if (!elector.hasReachedStore()) {
-					return null;
-				}
-				groups++;
-				String holder = elector.isLeader() ? self
-						: elector.currentLeader().map(LeaderInfo::candidateId).orElse(null);
-				if (holder != null && loads.containsKey(holder)) {
-					loads.merge(holder, 1, Integer::sum);
-				}
-				if (self.equals(holder)) {
-					ledHere.add(elector);
-				}
-			}
-			int totalWeight = live.values().stream().mapToInt(Integer::intValue).sum();
-			if (totalWeight == 0) {
-				return null; // every candidate is still starting
-			}
-			Map<String, Double> shares = new HashMap<>();
-			for (Map.Entry<String, Integer> candidate : live.entrySet()) {
-				shares.put(candidate.getKey(), (double) groups * candidate.getValue() / totalWeight);
-			}
-			return new View(self, live, askedNanos, loads, shares, ledHere, preferredLeaders);
-		}
-
-		boolean selfAtShare() {
-			return this.loads.get(this.self) + this.selfTaken.get() >= Math.floor(this.shares.get(this.self));
-		}
-
-		boolean othersBelowShare() {
-			for (Map.Entry<String, Integer> load : this.loads.entrySet()) {
-				if (!load.getKey().equals(this.self) && load.getValue() < Math.ceil(this.shares.get(load.getKey()))) {
-					return true;
-				}
-			}
-			return false;
-		}
-
-		/**
-		 * Draws the plan every node draws, and returns this node's part of it.
-		 * @param now the engine's clock, which the electors' grant instants are read
-		 * against
-		 * @param minTenureNanos how long this node leads a group before it may hand it
-		 * over
-		 */
-		List<GroupElector> ownMoves(long now, long minTenureNanos) {
-			Map<String, Integer> planned = new TreeMap<>(this.loads);
-			List<GroupElector> toHandOver = new ArrayList<>();
-			List<GroupElector> movable = new ArrayList<>();
-			for (GroupElector elector : this.ledHere) {
-				String preferred = this.preferredLeaders.get(elector.group());
-				if (preferred != null && !preferred.equals(this.self) && this.live.containsKey(preferred)) {
-					toHandOver.add(elector);
-					planned.merge(this.self, -1, Integer::sum);
-					planned.merge(preferred, 1, Integer::sum);
-				}
-				else if (!this.self.equals(preferred)) {
-					movable.add(elector);
-				}
-			}
-			int free = Math.max(0,
-					(int) Math.round(this.shares.values().stream().mapToDouble(Double::doubleValue).sum())
-							- this.loads.values().stream().mapToInt(Integer::intValue).sum());
-			Map<String, Integer> given = new TreeMap<>();
-			for (int i = 0; i < free; i++) {
-				String taker = furthestBelow(planned, Set.of());
-				planned.merge(taker, 1, Integer::sum);
-				given.merge(taker, 1, Integer::sum);
-			}
-			// A candidate that leads nothing yet gets one group per round until it has
-			// shown that it takes what it is given: one that cannot lead then costs one
-			// move per round, not its whole share.
-			Set<String> probed = new HashSet<>();
-			int ownMoves = 0;
-			while (true) {
-				String giver = furthestAbove(planned);
-				String taker = furthestBelow(planned, probed);
-				if (taker == null || !improves(planned, giver, taker)) {
-					break;
-				}
-				planned.merge(giver, -1, Integer::sum);
-				planned.merge(taker, 1, Integer::sum);
-				given.merge(taker, 1, Integer::sum);
-				if (this.loads.get(taker) == 0) {
-					probed.add(taker);
-				}
-				if (giver.equals(this.self)) {
-					ownMoves++;
-				}
-			}
-			this.receipts = given;
-			// The groups led longest move first, and a group led for less than
-			// MIN_TENURE_PERIODS does not move at all: the nodes see each other's
-			// holders and the list of live candidates a round apart, so their plans
-			// differ for a while after every change (a node joins, say), and a group
-			// that has just moved here would otherwise be handed on again, a flap. By
-			// name among those granted together.
-			Map<GroupElector, Long> granted = new HashMap<>();
-			movable.forEach((elector) -> granted.put(elector, elector.grantedNanos()));
-			movable.removeIf((elector) -> now - granted.get(elector) < minTenureNanos);
-			movable.sort(Comparator.comparingLong((GroupElector elector) -> granted.get(elector) - now)
-				.thenComparing(Comparator.comparing(GroupElector::group).reversed()));
-			toHandOver.addAll(movable.subList(0, Math.min(ownMoves, movable.size())));
-			return toHandOver;
-		}
-
-		/**
-		 * A move from giver to taker brings both closer to their shares: the giver stays
-		 * at or above the floor of its share and the taker at or below the ceiling of its
-		 * own, and one of them was outside its share.
-		 */
-		private boolean improves(Map<String, Integer> planned, String giver, String taker) {
-			if (giver.equals(taker)) {
-				return false;
-			}
-			int give = planned.get(giver);
-			int take = planned.get(taker);
-			double giverShare = this.shares.get(giver);
-			double takerShare = this.shares.get(taker);
-			return give - 1 >= Math.floor(giverShare) && take + 1 <= Math.ceil(takerShare)
-					&& (give > Math.ceil(giverShare) || take < Math.floor(takerShare));
-		}
-
-		/**
-		 * The giver furthest above its share, among the candidates that are ready: one
-		 * that is starting (weight 0) hands nothing over until it is, so a plan that
-		 * counted on it would expect a taker to receive what never comes.
-		 */
-		private String furthestAbove(Map<String, Integer> planned) {
-			return planned.keySet()
-				.stream()
-				.filter((candidate) -> this.live.get(candidate) > 0)
-				.max(Comparator
-					.comparingDouble((String candidate) -> planned.get(candidate) - this.shares.get(candidate))
-					.thenComparing(Comparator.reverseOrder()))
-				.orElseThrow();
-		}
-
-		private @Nullable String furthestBelow(Map<String, Integer> planned, Set<String> excluded) {
-			return planned.keySet()
-				.stream()
-				.filter((candidate) -> !excluded.contains(candidate))
-				.min(Comparator
-					.comparingDouble((String candidate) -> planned.get(candidate) - this.shares.get(candidate))
-					.thenComparing(Comparator.naturalOrder()))
-				.orElse(null);
+		View(BalancePlan plan, long askedNanos, Map<String, GroupElector> electors) {
+			this(plan, askedNanos, electors, new AtomicInteger());
 		}
 
 	}

@@ -141,6 +141,8 @@ final class Balancer {
 	 * One balancing round, on a store thread: announce, then act on the plan. Rounds run
 	 * one at a time, also when an administrator asks for one.
 	 */
+	// The monitor is held across the store call: rounds, lists and leave run one at a
+	// time on store threads, each bounded by the call timeout, and nothing else takes it.
 	synchronized void round() {
 		if (this.left) {
 			return;
@@ -249,7 +251,7 @@ final class Balancer {
 		long asked = this.engine.nanoTime();
 		boolean listed = false;
 		try {
-			synchronized (this) {
+			synchronized (this) { // across the call, as in round()
 				if (this.left) {
 					return;
 				}

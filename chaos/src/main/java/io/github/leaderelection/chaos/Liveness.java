@@ -29,7 +29,10 @@ import io.github.leaderelection.testing.ZookeeperServer;
  * instant the change began, the lease and 2 retry periods, and that round trip. Whoever
  * finds the record missing or older than what it saw is granted the group but waits one
  * lease duration before it acts, because the holder of the lost record may still believe
- * it leads; it finds it at its next attempt, within 1.2 retry periods;</li>
+ * it leads; it finds it at its next attempt, within 1.2 retry periods. A gap charged to
+ * it and to another fault that kept the group from being taken (a leader cut off or
+ * killed while its lease lived) ends by that fault's bound plus one lease: the take it
+ * allows finds the record lost and waits;</li>
  * <li>any other fault, which leaves at least one candidate with a working store link: the
  * fault plus the lease and 2 retry periods, and that round trip;</li>
  * <li>no fault before it: the same, from the start of the gap; so too a gap that begins
@@ -255,6 +258,7 @@ final class Liveness {
 		String cause = "none";
 		long deadline = saturatedAdd(candidates.takeOverPossibleFrom(start, ""), bounds.workingLink() + roundTrip);
 		boolean charged = false;
+		boolean lostData = false;
 		long handOverDeadline = 0;
 		for (Fault fault : faults) {
 			if (fault.group() != null && !fault.group().equals(group)) {
@@ -276,12 +280,19 @@ final class Liveness {
 				if (fault.isHandOver()) {
 					handOverDeadline = saturatedAdd(faultDeadline, bounds.holdBack() + stall);
 				}
+				lostData |= FaultType.LOSE_STORE_DATA.toString().equals(fault.type());
 				if (!charged || faultDeadline > deadline) {
 					deadline = faultDeadline;
 					cause = fault.type();
 					charged = true;
 				}
 			}
+		}
+		if (lostData && !cause.equals(FaultType.LOSE_STORE_DATA.toString())) {
+			// Another fault kept the group from being taken until its own bound (a
+			// leader cut off or killed with its lease live): the take it allows then
+			// finds the record lost, and waits one lease more.
+			deadline = saturatedAdd(deadline, bounds.lease() + bounds.lostLeaseKeyWait());
 		}
 		return new Gap(group, start, end, cause, saturatedAdd(deadline, bounds.holdBack() + stall), stall,
 				handOverDeadline);

@@ -390,6 +390,29 @@ class CheckerTests {
 	}
 
 	@Test
+	void aLeaderCutOffAfterItsRecordWasLostBoundsTheGapByItsFaultPlusTheLostWait() throws IOException {
+		// a's term lowered at 1000, a cut off at 1250 with its lease live: nobody takes
+		// the group before the cut's bound (1250 + 2800 + 20), and the take finds the
+		// record lost and waits one lease more (2000).
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 900, 910, 1, "true");
+		fault("lose-store-data", 1000, 1010);
+		fault("cut-leader", 1250, 3300);
+		node("b", "library");
+		acquire("b", 6000, 6010, 2);
+		this.endMillis = 7000;
+		assertThat(check().leaderless()).singleElement().satisfies((gap) -> {
+			assertThat(gap.cause()).isEqualTo("cut-leader");
+			assertThat(gap.withinBound()).isTrue();
+		});
+		this.nodes.get("b").clear();
+		node("b", "library");
+		acquire("b", 6200, 6210, 2);
+		assertThat(check().lateGaps()).hasSize(1);
+	}
+
+	@Test
 	void aBoundCountsFromWhenAnotherCandidateRuns() throws IOException {
 		node("a", "library");
 		acquire("a", 0, 10, 1);

@@ -14,9 +14,10 @@ import org.jspecify.annotations.Nullable;
  * @param grant the group node's data
  * @param version the version of that data, which every write checks
  * @param createdMillis when the group node was created, by ZooKeeper's clock
+ * @param modifiedMillis when the group node was last written, by ZooKeeper's clock
  * @param queue the names of the candidates' nodes, lowest sequence first
  */
-record GroupView(Grant grant, int version, long createdMillis, List<String> queue) {
+record GroupView(Grant grant, int version, long createdMillis, long modifiedMillis, List<String> queue) {
 
 	/**
 	 * The view of a group node read with its stat, and of its children, of which the
@@ -27,7 +28,7 @@ record GroupView(Grant grant, int version, long createdMillis, List<String> queu
 			.filter(GroupPaths::isQueueNode)
 			.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
 			.toList();
-		return new GroupView(Grant.parse(data), stat.getVersion(), stat.getCtime(), queue);
+		return new GroupView(Grant.parse(data), stat.getVersion(), stat.getCtime(), stat.getMtime(), queue);
 	}
 
 	boolean isQueued(@Nullable String node) {
@@ -42,16 +43,22 @@ record GroupView(Grant grant, int version, long createdMillis, List<String> queu
 	}
 
 	/**
-	 * The term of the next grant. Terms start at the group node's creation in
-	 * microseconds, so that a group node created again after ZooKeeper lost its data
-	 * starts above every earlier term (while grants come less than once a microsecond and
-	 * ZooKeeper's clock does not step back), and are never below this machine's clock in
-	 * microseconds, so that a group whose data went back (a restore, a hand edit) does
-	 * not hand out a term again to a candidate that had not seen the later one. The clock
-	 * is a floor for terms only, never a judge of expiry.
+	 * The term of the next grant: above the group node's last write by ZooKeeper's clock,
+	 * in microseconds. A group node created again after ZooKeeper lost its data, or
+	 * written back to an older copy (a restore, a hand edit), was written after every
+	 * grant before, so its next term is above every earlier term, also for a candidate
+	 * that had not seen the later ones (while grants come less than once a microsecond
+	 * and ZooKeeper's clock does not step back). Never this machine's clock: one set
+	 * ahead would push every later term ahead of ZooKeeper's, where no later write can
+	 * catch up. The clock is a floor for terms only, never a judge of expiry.
 	 */
 	long nextTerm() {
-		return Math.max(Math.max(this.grant.term(), this.createdMillis * 1000) + 1, System.currentTimeMillis() * 1000);
+		return Math.max(this.grant.term(), serverMicros()) + 1;
+	}
+
+	/** When the group node was last written, in microseconds of ZooKeeper's clock. */
+	long serverMicros() {
+		return Math.max(this.createdMillis, this.modifiedMillis) * 1000;
 	}
 
 	/**

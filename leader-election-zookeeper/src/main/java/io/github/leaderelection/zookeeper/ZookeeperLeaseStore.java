@@ -293,11 +293,10 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		long quietMillis = lost
 				? this.seenTerms.lostWait(member.group, Duration.ofMillis(last.quietMillis()), leaseDuration).toMillis()
 				: last.quietMillis();
-		// ZooKeeper tells no time but a node's: the floor of a grant on a lost record is
-		// this machine's clock, a floor for terms only, never a judge of expiry.
+		// ZooKeeper tells no time but a node's: the floor of a grant, lost record or
+		// not, is the group node's last write by ZooKeeper's clock (see GroupView).
 		long term = lost
-				? Math.max(view.nextTerm(),
-						this.seenTerms.nextTerm(member.group, storedTerm, System.currentTimeMillis() * 1000))
+				? Math.max(view.nextTerm(), this.seenTerms.nextTerm(member.group, storedTerm, view.serverMicros() + 1))
 				: view.nextTerm();
 		// The wait stays in the group node until this holder's renewals see it over, so
 		// that a release before then passes it on to the next holder.

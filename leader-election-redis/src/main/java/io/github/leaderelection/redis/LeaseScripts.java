@@ -61,8 +61,9 @@ enum LeaseScripts {
 	 * grant on a lost record waits (at least the lease's), and the highest term in which
 	 * the candidate gave the group up (0 for none). Returns {@code {holder, term,
 	 * expiresInMs, activeInMs, lost}}, {@code lost} being 1 when the record was missing,
-	 * older than the term seen or named the candidate in a term it gave up, or nothing
-	 * when another candidate holds a live lease.
+	 * older than the term seen, named the candidate in a term it gave up or named another
+	 * holder than the one seen live in the same term, or nothing when another candidate
+	 * holds a live lease.
 	 */
 	ACQUIRE("""
 			local candidate, duration = ARGV[1], tonumber(ARGV[2])
@@ -344,8 +345,8 @@ enum LeaseScripts {
 			-- What ACQUIRE does for one group, judged at the instant now (micros in microseconds): takes
 			-- the lease for the candidate unless another candidate holds it live, and returns the new
 			-- term, the instant from which the candidate may act, and 1 when the record was missing or
-			-- older than the term seen, or named the candidate in a term it gave up (SeenTerms), else 0;
-			-- nothing when it was not taken.
+			-- older than the term seen, named the candidate in a term it gave up, or named another holder
+			-- than the one seen live in the same term (SeenTerms), else 0; nothing when it was not taken.
 			local function take(lease_key, record_key, candidate, duration, seen, seen_holder, seen_left, lost_wait,
 			  given_up, now, micros)
 			  local rec, live = record(record_key), lease(lease_key)

@@ -296,7 +296,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		// ZooKeeper tells no time but a node's: the floor of a grant, lost record or
 		// not, is the group node's last write by ZooKeeper's clock (see GroupView).
 		long term = lost
-				? Math.max(view.nextTerm(), this.seenTerms.nextTerm(member.group, storedTerm, view.serverMicros() + 1))
+				? Math.max(view.nextTerm(), this.seenTerms.nextTerm(member.group, storedTerm, view.serverMicros()))
 				: view.nextTerm();
 		// The wait stays in the group node until this holder's renewals see it over, so
 		// that a release before then passes it on to the next holder.

@@ -46,8 +46,8 @@ class ChaosTests {
 	 * a wipe seen by a candidate that has just started, can reach a candidate that has
 	 * not seen the latest term, which cannot tell the older record from the truth and
 	 * acts at once while the latest holder still believes, until that holder's next
-	 * renewal: a limit the README states (a ZooKeeper short run met it after a restore,
-	 * 2026-11-28). The 10-minute runs ({@code -Pchaos}) draw it with the others.
+	 * renewal: a limit the README states. The 10-minute runs ({@code -Pchaos}) draw it
+	 * with the others.
 	 */
 	static Set<FaultType> shortRunFaultTypes(Backend backend) {
 		Set<FaultType> types = EnumSet.copyOf(backend.faultTypes());

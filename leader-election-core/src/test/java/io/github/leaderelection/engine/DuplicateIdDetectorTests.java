@@ -31,17 +31,13 @@ class DuplicateIdDetectorTests {
 	@Test
 	void termsSeenFurtherApartThanTheWindowOrBeforeAnyAcquireAreNotADuplicate() {
 		assertThat(this.detector.observe(live(6), 0, true)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.observe(live(7), 1, true)).isEqualTo(Finding.NOTHING); // a
-		// restart's
-		// own
-		// old
-		// lease
+		// A restart's own old lease.
+		assertThat(this.detector.observe(live(7), 1, true)).isEqualTo(Finding.NOTHING);
 		this.detector.acquired(8);
 		assertThat(this.detector.observe(live(9), 0, true)).isEqualTo(Finding.NOTHING);
 		assertThat(this.detector.observe(live(10), WINDOW, true)).isEqualTo(Finding.NOTHING);
-		assertThat(this.detector.observe(live(8), WINDOW + 1, true)).isEqualTo(Finding.NOTHING); // its
-		// own
-		// term
+		// Its own term.
+		assertThat(this.detector.observe(live(8), WINDOW + 1, true)).isEqualTo(Finding.NOTHING);
 		assertThat(this.detector.conflict()).isNull();
 	}
 

@@ -9,9 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Terms follow ZooKeeper's clock, never this machine's: a candidate whose clock is set
  * hours ahead would otherwise push every later term ahead of ZooKeeper's, and a group
- * node written back after a loss could no longer start above the terms granted before it
- * (the fault-injection harness found two terms handed out twice that way, after a clock
- * jump of one node).
+ * node written back after a loss could no longer start above the terms granted before it.
  */
 class GroupViewTests {
 

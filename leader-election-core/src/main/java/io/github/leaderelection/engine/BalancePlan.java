@@ -129,7 +129,7 @@ final class BalancePlan {
 
 	/**
 	 * Draws the plan every node draws, and returns this node's part of it: the groups to
-	 * hand over.
+	 * hand over, none that it has led for less than the minimum tenure.
 	 * @param now the clock the grant instants are read against
 	 * @param minTenureNanos how long this node leads a group before it may hand it over
 	 */
@@ -140,7 +140,13 @@ final class BalancePlan {
 		for (Group group : this.ledHere) {
 			String preferred = this.preferredLeaders.get(group.name());
 			if (preferred != null && !preferred.equals(this.self) && this.live.containsKey(preferred)) {
-				toHandOver.add(group.name());
+				// Planned as the candidate's in every node's plan, but handed to it only
+				// after the tenure too: a pinned group whose candidate never takes it
+				// would otherwise go round the others without a leader, one hold-back
+				// after another, each taking it only to hand it on at once.
+				if (now - group.grantedNanos() >= minTenureNanos) {
+					toHandOver.add(group.name());
+				}
 				planned.merge(this.self, -1, Integer::sum);
 				planned.merge(preferred, 1, Integer::sum);
 			}

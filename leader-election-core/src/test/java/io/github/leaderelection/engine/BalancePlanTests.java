@@ -70,6 +70,17 @@ class BalancePlanTests {
 	}
 
 	@Test
+	void aGroupPinnedToAnotherLiveCandidateGoesToItOnlyAfterItsTenure() {
+		List<Group> groups = List.of(led("g1", NOW - 10), led("g2", 20), led("g3", 30));
+		Map<String, String> pinned = Map.of("g1", "b");
+		BalancePlan plan = BalancePlan.of("a", Map.of("a", 1, "b", 1), groups, pinned);
+		// g1 counts as b's (b is at its share), so nothing else moves in its stead.
+		assertThat(plan.ownMoves(NOW, TENURE)).isEmpty();
+		assertThat(plan.receipts()).doesNotContainKey("b");
+		assertThat(plan.ownMoves(NOW + TENURE, TENURE)).containsExactly("g1");
+	}
+
+	@Test
 	void aGroupPinnedToAnotherLiveCandidateGoesToItAndOnePinnedHereNeverMoves() {
 		List<Group> groups = List.of(led("g1", 10), led("g2", 20));
 		Map<String, String> pinned = Map.of("g1", "a", "g2", "b");

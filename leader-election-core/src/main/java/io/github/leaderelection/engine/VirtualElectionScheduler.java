@@ -6,6 +6,7 @@ import java.util.PriorityQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -29,8 +30,11 @@ import org.jspecify.annotations.Nullable;
  *
  * Give the store the same clock, or leases expire in real time while the election runs in
  * virtual time. Listeners are still called on the engine's event threads, shortly after
- * the change: await them. A store call that blocks blocks the test; test hanging stores
- * on the engine's own threads. Thread-safe: any thread may schedule, one advances at a
+ * the change: await them. A store call that blocks blocks the test. A store call that is
+ * to take time instead advances the clock itself, from within the call: the tasks that
+ * fall due meanwhile run then, nested in the call, as they would run on the engine's
+ * other threads while the call waits for its answer (a deadline check, say, that ends a
+ * belief while a renewal hangs). Thread-safe: any thread may schedule, one advances at a
  * time.
  */
 public final class VirtualElectionScheduler implements ElectionScheduler {
@@ -109,6 +113,28 @@ public final class VirtualElectionScheduler implements ElectionScheduler {
 			synchronized (this.monitor) {
 				this.now = Math.max(this.now, target);
 			}
+		}
+	}
+
+	/**
+	 * Moves the clock forward a step at a time, running what falls due, until the
+	 * condition holds; checks it before the first step too.
+	 * @param step how far each step moves the clock
+	 * @param atMost how much virtual time may pass before giving up
+	 * @throws AssertionError if the condition still does not hold after {@code atMost}
+	 */
+	public void advanceUntil(BooleanSupplier condition, Duration step, Duration atMost) {
+		requireNotNegative(atMost);
+		if (step.isZero() || step.isNegative()) {
+			throw new IllegalArgumentException("A step must move the clock, not by " + step);
+		}
+		long limit = nanoTime() + atMost.toNanos();
+		runDueTasks();
+		while (!condition.getAsBoolean()) {
+			if (nanoTime() - limit >= 0) {
+				throw new AssertionError("Not true within " + atMost + " of virtual time");
+			}
+			advance(step);
 		}
 	}
 

@@ -10,12 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.ElectionTiming;
@@ -31,13 +28,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * How a leader spends its renew deadline when the store is in trouble (issue 17): it
  * retries a failed renewal at once rather than a retry period later, and when it gives up
  * it gives up its place in the store too, so that a candidate with a working link takes
- * over.
+ * over. On virtual time: a slow or hanging store call advances the clock from within the
+ * call, and what falls due meanwhile runs as it would on the engine's other threads.
  */
 class StoreTroubleTests {
 
@@ -46,7 +43,11 @@ class StoreTroubleTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
 
-	private final InMemoryLeaseStore store = new InMemoryLeaseStore();
+	private static final Duration STEP = Duration.ofMillis(10);
+
+	private final VirtualElectionScheduler time = new VirtualElectionScheduler();
+
+	private final InMemoryLeaseStore store = new InMemoryLeaseStore(this.time::nanoTime);
 
 	private final List<LeaderElectionEngine> engines = new ArrayList<>();
 
@@ -62,16 +63,17 @@ class StoreTroubleTests {
 	 * quarter period, a renewal succeeds at 3.5 s.
 	 */
 	@Test
-	void aLeaderRetriesAFailedRenewalAtOnceAndRidesOutAnOutageOfMostOfItsDeadline() throws Exception {
-		OutageAfterRenewal outage = new OutageAfterRenewal(this.store);
+	void aLeaderRetriesAFailedRenewalAtOnceAndRidesOutAnOutageOfMostOfItsDeadline() {
+		OutageAfterRenewal outage = new OutageAfterRenewal(this.store, this.time);
 		RecordingListener events = new RecordingListener();
 		LeaderElection a = start("a", outage, events);
-		await().atMost(WAIT).until(a::isLeader);
+		advanceUntil(a::isLeader);
 		long term = a.leadership().orElseThrow().term();
 		outage.startAfterNextRenewal(Duration.ofMillis(3300));
-		await().atMost(WAIT).until(outage::isOver);
+		advanceUntil(outage::isOver);
 		// Past the deadline the outage would have ended.
-		Thread.sleep(TIMING.renewDeadline().toMillis() - 3300 + 1000);
+		this.time.advance(TIMING.renewDeadline().minusMillis(3300).plusSeconds(1));
+		delivered();
 		assertThat(events.revocations).as("revocations").isEmpty();
 		assertThat(a.leadership().orElseThrow().term()).isEqualTo(term);
 		assertThat(outage.failedCalls()).as("renewals tried during the outage").isGreaterThan(3);
@@ -86,18 +88,20 @@ class StoreTroubleTests {
 	 */
 	@Test
 	void aLeaderThatGivesUpOnASlowLinkReleasesItsLeaseSoAnotherTakesOver() {
-		SlowLink slow = new SlowLink(this.store, Duration.ofMillis(1500));
+		SlowLink slow = new SlowLink(this.store, this.time, Duration.ofMillis(1500));
 		RecordingListener aEvents = new RecordingListener();
 		LeaderElection a = start("a", slow, aEvents);
-		await().atMost(WAIT).until(a::isLeader);
+		advanceUntil(a::isLeader);
 		LeaderElection b = start("b", this.store, new RecordingListener());
-		await().atMost(WAIT).until(() -> b.currentLeader().isPresent());
+		advanceUntil(() -> b.currentLeader().isPresent());
 		slow.slow();
-		await().atMost(WAIT).until(() -> !aEvents.revocations.isEmpty());
-		long gaveUp = System.nanoTime();
+		advanceUntil(() -> !a.isLeader());
+		long gaveUp = this.time.nanoTime();
+		this.time.runDueTasks(); // the deadline check, held up by a call that waited
+		delivered();
 		assertThat(aEvents.reasons()).containsExactly(RevocationReason.STORE_ERROR);
-		await().atMost(WAIT).until(b::isLeader);
-		Duration leaderless = Duration.ofNanos(System.nanoTime() - gaveUp);
+		advanceUntil(b::isLeader);
+		Duration leaderless = Duration.ofNanos(this.time.nanoTime() - gaveUp);
 		// Released: the link delay plus a retry period; not released: up to the lease
 		// duration after the last late renewal (about 6 s).
 		assertThat(leaderless).isLessThan(TIMING.leaseDuration().minusSeconds(2));
@@ -112,20 +116,22 @@ class StoreTroubleTests {
 	 * while this instance believed in it, so another could take over during its belief.
 	 */
 	@Test
-	void aReleaseMeantForALeaseThatEndedNeverHitsTheNextOne() throws Exception {
-		HungRenewal hung = new HungRenewal(this.store);
+	void aReleaseMeantForALeaseThatEndedNeverHitsTheNextOne() {
+		HungRenewal hung = new HungRenewal(this.store, this.time, TIMING.renewDeadline().plus(TIMING.retryPeriod()));
 		RecordingListener events = new RecordingListener();
 		LeaderElection a = start("a", hung, events);
-		await().atMost(WAIT).until(a::isLeader);
+		advanceUntil(a::isLeader);
 		long first = a.leadership().orElseThrow().term();
 		hung.hangNextRenewal();
-		await().atMost(WAIT).until(() -> !events.revocations.isEmpty());
-		hung.answerLost();
-		await().atMost(WAIT).until(() -> a.leadership().map((leadership) -> leadership.term() > first).orElse(false));
+		advanceUntil(hung::answeredLost);
+		delivered();
+		assertThat(events.revocations).as("revoked while the renewal hung").isNotEmpty();
+		advanceUntil(() -> a.leadership().map((leadership) -> leadership.term() > first).orElse(false));
 		long second = a.leadership().orElseThrow().term();
 		// Two retry periods: the next attempts renew the new lease rather than release
 		// it.
-		Thread.sleep(2 * TIMING.retryPeriod().toMillis() + 500);
+		this.time.advance(TIMING.retryPeriod().multipliedBy(2).plusMillis(500));
+		delivered();
 		assertThat(a.leadership().map(Leadership::term)).contains(second);
 		assertThat(events.revocations).hasSize(1);
 		assertThat(this.store.read("orders", TIMING.retryPeriod()).orElseThrow().holder()).isEqualTo("a");
@@ -140,16 +146,19 @@ class StoreTroubleTests {
 	 * believing with no lease in the store.
 	 */
 	@Test
-	void aYieldWhileALeaseIsPendingNeverLeadsOnThatLease() throws Exception {
-		PendingLeaseWithHungRenewal pending = new PendingLeaseWithHungRenewal(this.store, Duration.ofMillis(500));
+	void aYieldWhileALeaseIsPendingNeverLeadsOnThatLease() {
+		PendingLeaseWithHungRenewal pending = new PendingLeaseWithHungRenewal(this.store, this.time,
+				Duration.ofMillis(500));
 		RecordingListener events = new RecordingListener();
 		LeaderElection a = start("a", pending, events);
-		await().atMost(WAIT).until(pending::renewalHangs);
+		AtomicBoolean wasLeading = new AtomicBoolean(true);
+		pending.whileTheRenewalHangs(() -> wasLeading.set(a.yieldLeadership()));
+		advanceUntil(pending::answered);
 		long pendingTerm = pending.acquiredTerm();
-		assertThat(a.yieldLeadership()).as("was leading").isFalse();
-		pending.answer();
-		await().atMost(WAIT).until(() -> pending.releasedTerms.contains(pendingTerm));
-		Thread.sleep(200); // any grant on that term is delivered by now
+		assertThat(wasLeading.get()).as("was leading").isFalse();
+		advanceUntil(() -> pending.releasedTerms.contains(pendingTerm));
+		this.time.advance(Duration.ofMillis(200));
+		delivered(); // any grant on that term is delivered by now
 		assertThat(events.grantedTerms).as("terms granted").doesNotContain(pendingTerm);
 		assertThat(a.leadership().map(Leadership::term)).isNotEqualTo(Optional.of(pendingTerm));
 	}
@@ -162,12 +171,13 @@ class StoreTroubleTests {
 	 * taken again in a new term on a call that answers in time.
 	 */
 	@Test
-	void anAcquireThatAnswersAfterTheRenewDeadlineGrantsNothingAndGivesTheLeaseUp() throws Exception {
-		SlowFirstAcquire slow = new SlowFirstAcquire(this.store, TIMING.renewDeadline().plusMillis(500));
+	void anAcquireThatAnswersAfterTheRenewDeadlineGrantsNothingAndGivesTheLeaseUp() {
+		SlowFirstAcquire slow = new SlowFirstAcquire(this.store, this.time, TIMING.renewDeadline().plusMillis(500));
 		RecordingListener events = new RecordingListener();
 		LeaderElection a = start("a", slow, events);
-		await().atMost(WAIT).until(() -> slow.releasedTerms.contains(slow.slowTerm()));
-		await().atMost(WAIT).until(a::isLeader);
+		advanceUntil(() -> slow.releasedTerms.contains(slow.slowTerm()));
+		advanceUntil(a::isLeader);
+		delivered();
 		assertThat(events.grantedTerms).as("terms granted").doesNotContain(slow.slowTerm());
 		assertThat(events.revocations).as("revocations").isEmpty();
 	}
@@ -176,6 +186,7 @@ class StoreTroubleTests {
 		LeaderElectionEngine engine = LeaderElectionEngine.builder(store)
 			.candidateId(id)
 			.timing(TIMING)
+			.scheduler(this.time)
 			.listener(events)
 			.build();
 		this.engines.add(engine);
@@ -183,6 +194,25 @@ class StoreTroubleTests {
 		events.watching(election);
 		engine.start();
 		return election;
+	}
+
+	private void advanceUntil(BooleanSupplier condition) {
+		this.time.advanceUntil(condition, STEP, WAIT);
+	}
+
+	/** Waits, in real time, for the events published so far to reach the listeners. */
+	private void delivered() {
+		for (LeaderElectionEngine engine : this.engines) {
+			assertThat(engine.notifier().awaitDelivered(Duration.ofSeconds(15))).as("events delivered").isTrue();
+		}
+	}
+
+	/**
+	 * Lets a store call take virtual time, during which what falls due runs, as on the
+	 * engine's other threads while the call waits.
+	 */
+	private static void takes(VirtualElectionScheduler time, Duration duration) {
+		time.advance(duration);
 	}
 
 	/** A store whose calls all fail for a while, from the end of a chosen renewal. */
@@ -194,8 +224,11 @@ class StoreTroubleTests {
 
 		private volatile int failed;
 
-		OutageAfterRenewal(LeaseStore delegate) {
+		private final VirtualElectionScheduler time;
+
+		OutageAfterRenewal(LeaseStore delegate, VirtualElectionScheduler time) {
 			super(delegate);
+			this.time = time;
 		}
 
 		void startAfterNextRenewal(Duration length) {
@@ -203,7 +236,7 @@ class StoreTroubleTests {
 		}
 
 		boolean isOver() {
-			return this.outageEnd != 0 && System.nanoTime() - this.outageEnd > 0;
+			return this.outageEnd != 0 && this.time.nanoTime() - this.outageEnd > 0;
 		}
 
 		int failedCalls() {
@@ -213,7 +246,7 @@ class StoreTroubleTests {
 		@Override
 		<T> T call(Supplier<T> call, Duration timeout) {
 			long end = this.outageEnd;
-			if (end != 0 && System.nanoTime() - end < 0) {
+			if (end != 0 && this.time.nanoTime() - end < 0) {
 				this.failed++;
 				throw new LeaderElectionException("store unavailable (injected)");
 			}
@@ -226,7 +259,7 @@ class StoreTroubleTests {
 			long armed = this.armedNanos;
 			if (renewed && armed != 0) {
 				this.armedNanos = 0;
-				this.outageEnd = System.nanoTime() + armed;
+				this.outageEnd = this.time.nanoTime() + armed;
 			}
 			return renewed;
 		}
@@ -239,16 +272,16 @@ class StoreTroubleTests {
 	 */
 	private static final class SlowLink extends InterceptedStore {
 
-		private final Duration delay;
+		private final VirtualElectionScheduler time;
 
-		private final Executor delivery;
+		private final Duration delay;
 
 		private volatile boolean slow;
 
-		SlowLink(LeaseStore delegate, Duration delay) {
+		SlowLink(LeaseStore delegate, VirtualElectionScheduler time, Duration delay) {
 			super(delegate);
+			this.time = time;
 			this.delay = delay;
-			this.delivery = CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS);
 		}
 
 		void slow() {
@@ -260,39 +293,49 @@ class StoreTroubleTests {
 			if (!this.slow) {
 				return call.get();
 			}
-			CompletableFuture<T> answer = CompletableFuture.supplyAsync(call, this.delivery);
-			try {
-				return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-			}
-			catch (TimeoutException ex) {
+			CompletableFuture<T> answer = new CompletableFuture<>();
+			this.time.schedule(() -> answer.complete(call.get()), this.delay.toNanos());
+			// The caller waits out its timeout, and nothing else runs meanwhile: run
+			// nested, the engine's tasks (a round, a deadline check) would ask for
+			// another call at once, and the leader would retry its release within the
+			// call, and again, without end.
+			this.time.pause((this.delay.compareTo(timeout) < 0) ? this.delay : timeout);
+			if (!answer.isDone()) {
 				throw new LeaderElectionException("no answer within " + timeout + " (link delay " + this.delay + ")");
 			}
-			catch (Exception ex) {
-				throw new LeaderElectionException("call failed", ex);
-			}
+			return answer.join();
 		}
 
 	}
 
-	/** A store whose next renewal, once armed, hangs until told to answer "lost". */
+	/**
+	 * A store whose next renewal, once armed, hangs for a while (past the renew deadline)
+	 * and then answers that the lease is lost.
+	 */
 	private static final class HungRenewal extends InterceptedStore {
 
-		private final CountDownLatch answer = new CountDownLatch(1);
+		private final VirtualElectionScheduler time;
+
+		private final Duration hang;
 
 		private final AtomicBoolean armed = new AtomicBoolean();
 
+		private volatile boolean answeredLost;
+
 		final List<Long> releasedTerms = new CopyOnWriteArrayList<>();
 
-		HungRenewal(LeaseStore delegate) {
+		HungRenewal(LeaseStore delegate, VirtualElectionScheduler time, Duration hang) {
 			super(delegate);
+			this.time = time;
+			this.hang = hang;
 		}
 
 		void hangNextRenewal() {
 			this.armed.set(true);
 		}
 
-		void answerLost() {
-			this.answer.countDown();
+		boolean answeredLost() {
+			return this.answeredLost;
 		}
 
 		@Override
@@ -303,12 +346,8 @@ class StoreTroubleTests {
 		@Override
 		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
 			if (this.armed.compareAndSet(true, false)) {
-				try {
-					this.answer.await();
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
+				takes(this.time, this.hang);
+				this.answeredLost = true;
 				return false;
 			}
 			return super.renew(lease, leaseDuration, timeout);
@@ -324,17 +363,21 @@ class StoreTroubleTests {
 
 	/**
 	 * Hands out every acquired lease as pending for a while (as after a forced take-over)
-	 * and makes the first renewal that starts after that hang until told to answer.
+	 * and makes the first renewal that starts after that hang while the test acts, then
+	 * answer.
 	 */
 	private static final class PendingLeaseWithHungRenewal extends InterceptedStore {
 
-		private final Duration pendingFor;
+		private final VirtualElectionScheduler time;
 
-		private final CountDownLatch answer = new CountDownLatch(1);
+		private final Duration pendingFor;
 
 		private final AtomicBoolean hangNext = new AtomicBoolean(true);
 
-		private volatile boolean hanging;
+		private volatile Runnable whileHanging = () -> {
+		};
+
+		private volatile boolean answered;
 
 		private volatile long acquiredTerm;
 
@@ -342,21 +385,22 @@ class StoreTroubleTests {
 
 		final List<Long> releasedTerms = new CopyOnWriteArrayList<>();
 
-		PendingLeaseWithHungRenewal(LeaseStore delegate, Duration pendingFor) {
+		PendingLeaseWithHungRenewal(LeaseStore delegate, VirtualElectionScheduler time, Duration pendingFor) {
 			super(delegate);
+			this.time = time;
 			this.pendingFor = pendingFor;
 		}
 
-		boolean renewalHangs() {
-			return this.hanging;
+		void whileTheRenewalHangs(Runnable action) {
+			this.whileHanging = action;
+		}
+
+		boolean answered() {
+			return this.answered;
 		}
 
 		long acquiredTerm() {
 			return this.acquiredTerm;
-		}
-
-		void answer() {
-			this.answer.countDown();
 		}
 
 		@Override
@@ -368,22 +412,21 @@ class StoreTroubleTests {
 		public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 			return super.tryAcquire(group, candidateId, leaseDuration, timeout).map((lease) -> {
 				this.acquiredTerm = lease.term();
-				this.acquiredNanos = System.nanoTime();
+				this.acquiredNanos = this.time.nanoTime();
 				return new Lease(lease.group(), lease.holder(), lease.term(), lease.expiresIn(), this.pendingFor);
 			});
 		}
 
 		@Override
 		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
-			boolean pendingOver = System.nanoTime() - this.acquiredNanos >= this.pendingFor.toNanos();
+			boolean pendingOver = this.time.nanoTime() - this.acquiredNanos >= this.pendingFor.toNanos();
 			if (pendingOver && this.hangNext.compareAndSet(true, false)) {
-				this.hanging = true;
-				try {
-					this.answer.await();
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
+				takes(this.time, Duration.ofMillis(100));
+				this.whileHanging.run();
+				takes(this.time, Duration.ofMillis(100));
+				boolean renewed = super.renew(lease, leaseDuration, timeout);
+				this.answered = true;
+				return renewed;
 			}
 			return super.renew(lease, leaseDuration, timeout);
 		}
@@ -405,10 +448,13 @@ class StoreTroubleTests {
 
 		private volatile long slowTerm = -1;
 
+		private final VirtualElectionScheduler time;
+
 		final List<Long> releasedTerms = new CopyOnWriteArrayList<>();
 
-		SlowFirstAcquire(LeaseStore delegate, Duration delay) {
+		SlowFirstAcquire(LeaseStore delegate, VirtualElectionScheduler time, Duration delay) {
 			super(delegate);
+			this.time = time;
 			this.delay = delay;
 		}
 
@@ -425,12 +471,7 @@ class StoreTroubleTests {
 		public Optional<Lease> tryAcquire(String group, String candidateId, Duration leaseDuration, Duration timeout) {
 			Optional<Lease> taken = super.tryAcquire(group, candidateId, leaseDuration, timeout);
 			if (taken.isPresent() && this.first.compareAndSet(true, false)) {
-				try {
-					Thread.sleep(this.delay.toMillis());
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
+				takes(this.time, this.delay);
 				this.slowTerm = taken.get().term();
 			}
 			return taken;

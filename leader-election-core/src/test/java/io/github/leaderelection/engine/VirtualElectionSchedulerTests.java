@@ -10,6 +10,7 @@ import io.github.leaderelection.memory.InMemoryLeaseStore;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
@@ -98,6 +99,33 @@ class VirtualElectionSchedulerTests {
 		assertThatIllegalStateException().isThrownBy(this.time::runDueTasks)
 			.withMessageContaining("reschedules itself without delay");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.time.advance(Duration.ofNanos(-1)));
+	}
+
+	@Test
+	void aTaskThatAdvancesTheClockRunsWhatFallsDueMeanwhileNestedInIt() {
+		this.time.schedule(() -> {
+			this.ran.add("call@" + this.time.nanoTime());
+			this.time.advance(Duration.ofNanos(300)); // a call that takes 300 ns
+			this.ran.add("answer@" + this.time.nanoTime());
+		}, 100);
+		this.time.schedule(() -> this.ran.add("check@" + this.time.nanoTime()), 200);
+		this.time.schedule(() -> this.ran.add("later@" + this.time.nanoTime()), 450);
+		this.time.advance(Duration.ofNanos(250));
+		assertThat(this.ran).containsExactly("call@100", "check@200", "answer@400");
+		assertThat(this.time.nanoTime()).isEqualTo(400);
+		this.time.advance(Duration.ofNanos(100));
+		assertThat(this.ran).endsWith("later@450");
+	}
+
+	@Test
+	void advancesUntilAConditionHoldsOrGivesUpAfterTheTimeAllowed() {
+		this.time.schedule(() -> this.ran.add("done"), 1_000);
+		this.time.advanceUntil(() -> this.ran.contains("done"), Duration.ofNanos(100), Duration.ofNanos(5_000));
+		assertThat(this.time.nanoTime()).isEqualTo(1_000);
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> this.time.advanceUntil(() -> false, Duration.ofNanos(100), Duration.ofNanos(500)))
+			.withMessageContaining("Not true within");
+		assertThat(this.time.nanoTime()).isEqualTo(1_500);
 	}
 
 }

@@ -452,14 +452,14 @@ class BalancingTests {
 	}
 
 	private void advanceUntil(BooleanSupplier condition) {
-		long limit = this.time.nanoTime() + WAIT.toNanos();
-		this.time.runDueTasks();
-		while (!condition.getAsBoolean()) {
-			if (this.time.nanoTime() - limit >= 0) {
-				throw new AssertionError(
-						"Not true within " + WAIT + " of virtual time; leaders by candidate " + leadersByCandidate());
-			}
-			step(STEP);
+		try {
+			this.time.advanceUntil(() -> {
+				checkOneLeaderPerGroup();
+				return condition.getAsBoolean();
+			}, STEP, WAIT);
+		}
+		catch (AssertionError ex) {
+			throw new AssertionError(ex.getMessage() + "; leaders by candidate " + leadersByCandidate(), ex);
 		}
 	}
 
@@ -472,6 +472,10 @@ class BalancingTests {
 	/** Moves time on, and checks that no group has two leaders at once. */
 	private void step(Duration duration) {
 		this.time.advance(duration);
+		checkOneLeaderPerGroup();
+	}
+
+	private void checkOneLeaderPerGroup() {
 		for (int i = 0; i < GROUPS; i++) {
 			int group = i;
 			long leading = this.candidates.values()

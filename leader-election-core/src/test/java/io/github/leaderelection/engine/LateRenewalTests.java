@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 
 import static io.github.leaderelection.engine.TestEngines.TIMING;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A renewal whose answer arrives after the deadline of the belief it renews, on virtual
@@ -30,6 +29,8 @@ import static org.awaitility.Awaitility.await;
 class LateRenewalTests {
 
 	private static final Duration STEP = Duration.ofMillis(10);
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
 
 	private final VirtualElectionScheduler time = new VirtualElectionScheduler();
 
@@ -68,10 +69,7 @@ class LateRenewalTests {
 	}
 
 	private void advanceUntil(BooleanSupplier condition) {
-		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(1)).until(() -> {
-			this.time.advance(STEP);
-			return condition.getAsBoolean();
-		});
+		this.time.advanceUntil(condition, STEP, WAIT);
 	}
 
 	/** A store whose chosen renewal is applied at once and answered after a delay. */

@@ -430,18 +430,18 @@ class LeaderElectionEngineTests {
 	 * Moves time forward step by step until the condition holds, at most {@link #WAIT}.
 	 */
 	private void advanceUntil(BooleanSupplier condition) {
-		long limit = this.time.nanoTime() + WAIT.toNanos();
-		this.time.runDueTasks();
-		while (!condition.getAsBoolean()) {
-			if (this.time.nanoTime() - limit >= 0) {
-				throw new AssertionError("Not true within " + WAIT + " of virtual time");
-			}
-			step(STEP);
-		}
+		this.time.advanceUntil(() -> {
+			checkOneLeader();
+			return condition.getAsBoolean();
+		}, STEP, WAIT);
 	}
 
 	private void step(Duration duration) {
 		this.time.advance(duration);
+		checkOneLeader();
+	}
+
+	private void checkOneLeader() {
 		List<String> leaders = this.candidates.stream()
 			.filter((candidate) -> candidate.election().isLeader())
 			.map((candidate) -> candidate.election().candidateId())

@@ -226,14 +226,7 @@ class NodeRoundsTests {
 	}
 
 	private void advanceUntil(BooleanSupplier condition) {
-		long limit = this.time.nanoTime() + WAIT.toNanos();
-		this.time.runDueTasks();
-		while (!condition.getAsBoolean()) {
-			if (this.time.nanoTime() - limit >= 0) {
-				throw new AssertionError("Not true within " + WAIT + " of virtual time");
-			}
-			this.time.advance(STEP);
-		}
+		this.time.advanceUntil(condition, STEP, WAIT);
 	}
 
 	/** Counts a candidate's store calls by operation, and the largest batch. */

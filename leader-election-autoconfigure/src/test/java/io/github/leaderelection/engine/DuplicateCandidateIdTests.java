@@ -3,12 +3,14 @@ package io.github.leaderelection.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.actuate.LeaderElectionHealthIndicator;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -34,6 +36,14 @@ public class DuplicateCandidateIdTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+	private static final Duration STEP = Duration.ofMillis(10);
+
+	private final VirtualElectionScheduler time = new VirtualElectionScheduler();
+
+	private final InMemoryLeaseStore store = new InMemoryLeaseStore(this.time::nanoTime);
+
+	private final Waits virtual = Waits.virtual(this.time);
+
 	private final List<LeaderElectionEngine> engines = new ArrayList<>();
 
 	@AfterEach
@@ -43,7 +53,8 @@ public class DuplicateCandidateIdTests {
 
 	@Test
 	void oneOfTwoProcessesWithOneIdStandsAsideAndTheOtherLeads(CapturedOutput output) {
-		LeaderElectionEngine[] pair = oneLeadsAndTheOtherStandsAside(new InMemoryLeaseStore(), "orders", this.engines);
+		LeaderElectionEngine[] pair = oneLeadsAndTheOtherStandsAside(this.store, this.store, "orders", this.engines,
+				this.virtual);
 		assertThat(output).contains("Candidate id 'twin' is used by another live process")
 			.contains("leader-election.candidate-id");
 		Health aside = new LeaderElectionHealthIndicator(pair[1]).health();
@@ -54,39 +65,38 @@ public class DuplicateCandidateIdTests {
 
 	@Test
 	void aProcessRestartedUnderItsOldIdTakesOverWithoutAConflict() {
-		InMemoryLeaseStore store = new InMemoryLeaseStore();
-		LeaderElectionEngine first = engine(store, "restarted", false, this.engines);
+		LeaderElectionEngine first = engine(this.store, "restarted", false, this.engines, this.virtual);
 		LeaderElection before = first.join("orders");
 		first.start();
-		await().atMost(TIMEOUT).until(before::isLeader);
+		this.virtual.until(before::isLeader);
 		first.close(); // without releasing: the lease stays under the id, as after a
 						// crash
 
-		LeaderElectionEngine second = engine(store, "restarted", true, this.engines);
+		LeaderElectionEngine second = engine(this.store, "restarted", true, this.engines, this.virtual);
 		LeaderElection after = second.join("orders");
 		second.start();
-		await().atMost(TIMEOUT).until(after::isLeader);
+		this.virtual.until(after::isLeader);
 		long term = after.leadership().orElseThrow().term();
-		await().pollDelay(TIMING.leaseDuration().multipliedBy(2)).atMost(TIMEOUT).until(() -> true);
+		this.virtual.pass(TIMING.leaseDuration().multipliedBy(2));
 		assertThat(after.leadership().orElseThrow().term()).isEqualTo(term);
 		assertThat(second.status("orders").orElseThrow().conflict()).isEmpty();
 	}
 
 	@Test
 	void theOneStandingAsideCompetesAgainOnceTheOtherIsGone() {
-		InMemoryLeaseStore store = new InMemoryLeaseStore();
-		LeaderElectionEngine[] pair = oneLeadsAndTheOtherStandsAside(store, "orders", this.engines);
+		LeaderElectionEngine[] pair = oneLeadsAndTheOtherStandsAside(this.store, this.store, "orders", this.engines,
+				this.virtual);
 		LeaderElectionEngine leader = pair[0];
 		LeaderElectionEngine aside = pair[1];
 		leader.close();
 		LeaderElection election = aside.find("orders").orElseThrow();
-		await().atMost(TIMEOUT).until(election::isLeader);
+		this.virtual.until(election::isLeader);
 		assertThat(aside.status("orders").orElseThrow().conflict()).isEmpty();
 	}
 
 	/**
-	 * Starts two engines with one candidate id on the store and checks that the term
-	 * stops climbing, exactly one leads and the other reports the conflict.
+	 * Starts two engines with one candidate id on a real store, in real time, and checks
+	 * that the term stops climbing, exactly one leads and the other reports the conflict.
 	 * @return the leader's engine, then the one standing aside
 	 */
 	public static LeaderElectionEngine[] oneLeadsAndTheOtherStandsAside(LeaseStore store, String group,
@@ -101,25 +111,29 @@ public class DuplicateCandidateIdTests {
 	 */
 	public static LeaderElectionEngine[] oneLeadsAndTheOtherStandsAside(LeaseStore storeA, LeaseStore storeB,
 			String group, List<LeaderElectionEngine> engines) {
+		return oneLeadsAndTheOtherStandsAside(storeA, storeB, group, engines, Waits.REAL);
+	}
+
+	private static LeaderElectionEngine[] oneLeadsAndTheOtherStandsAside(LeaseStore storeA, LeaseStore storeB,
+			String group, List<LeaderElectionEngine> engines, Waits waits) {
 		LeaseStore store = storeA;
-		LeaderElectionEngine a = engine(storeA, "twin", true, engines);
-		LeaderElectionEngine b = engine(storeB, "twin", true, engines);
+		LeaderElectionEngine a = engine(storeA, "twin", true, engines, waits);
+		LeaderElectionEngine b = engine(storeB, "twin", true, engines, waits);
 		LeaderElection electionA = a.join(group);
 		LeaderElection electionB = b.join(group);
 		a.start();
 		b.start();
-		await().atMost(TIMEOUT)
-			.until(() -> a.status(group).orElseThrow().conflict().isPresent()
-					|| b.status(group).orElseThrow().conflict().isPresent());
+		waits.until(() -> a.status(group).orElseThrow().conflict().isPresent()
+				|| b.status(group).orElseThrow().conflict().isPresent());
 		LeaderElectionEngine aside = a.status(group).orElseThrow().conflict().isPresent() ? a : b;
 		LeaderElectionEngine leader = (aside == a) ? b : a;
 		LeaderElection leading = (aside == a) ? electionB : electionA;
 		LeaderElection standingAside = (aside == a) ? electionA : electionB;
-		await().atMost(TIMEOUT).until(leading::isLeader);
+		waits.until(leading::isLeader);
 		long term = leading.leadership().orElseThrow().term();
 		// Several lease durations later the same term still leads: nobody takes the lease
 		// any more.
-		await().pollDelay(TIMING.leaseDuration().multipliedBy(3)).atMost(TIMEOUT).until(() -> true);
+		waits.pass(TIMING.leaseDuration().multipliedBy(3));
 		assertThat(leading.leadership()).as("still leading in the same term")
 			.hasValueSatisfying((leadership) -> assertThat(leadership.term()).isEqualTo(term));
 		assertThat(store.read(group, Duration.ofSeconds(5)).orElseThrow().term()).isEqualTo(term);
@@ -131,14 +145,54 @@ public class DuplicateCandidateIdTests {
 	}
 
 	private static LeaderElectionEngine engine(LeaseStore store, String candidateId, boolean release,
-			List<LeaderElectionEngine> engines) {
-		LeaderElectionEngine engine = LeaderElectionEngine.builder(store)
+			List<LeaderElectionEngine> engines, Waits waits) {
+		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store)
 			.candidateId(candidateId)
 			.timing(TIMING)
-			.releaseOnShutdown(release)
-			.build();
+			.releaseOnShutdown(release);
+		if (waits.scheduler != null) {
+			builder.scheduler(waits.scheduler);
+		}
+		LeaderElectionEngine engine = builder.build();
 		engines.add(engine);
 		return engine;
+	}
+
+	/**
+	 * How the tests wait: in real time for a real store, or on a virtual clock that the
+	 * engines run on.
+	 */
+	private record Waits(@Nullable VirtualElectionScheduler scheduler) {
+
+		static final Waits REAL = new Waits(null);
+
+		static Waits virtual(VirtualElectionScheduler scheduler) {
+			return new Waits(scheduler);
+		}
+
+		void until(Callable<Boolean> condition) {
+			if (this.scheduler == null) {
+				await().atMost(TIMEOUT).until(condition);
+				return;
+			}
+			this.scheduler.advanceUntil(() -> {
+				try {
+					return condition.call();
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException(ex);
+				}
+			}, STEP, TIMEOUT);
+		}
+
+		void pass(Duration duration) {
+			if (this.scheduler == null) {
+				await().pollDelay(duration).atMost(duration.plus(TIMEOUT)).until(() -> true);
+				return;
+			}
+			this.scheduler.advance(duration);
+		}
+
 	}
 
 }

@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * Balancing assumes that the live candidates joined the same groups: it counts the groups
  * this node joined.
  */
-final class Balancer {
+final class Balancer implements GroupElector.Balancing {
 
 	private static final Logger logger = LoggerFactory.getLogger(Balancer.class);
 
@@ -70,7 +70,7 @@ final class Balancer {
 	 */
 	private static final int NOT_READY_WARNING_ROUNDS = 20;
 
-	private final LeaderElectionEngine engine;
+	private final ElectionRuntime runtime;
 
 	private final LeaseStore store;
 
@@ -107,15 +107,15 @@ final class Balancer {
 	/** Who took what the last plan gave them. Guarded by this. */
 	private final LeftOutCandidates leftOut;
 
-	Balancer(LeaderElectionEngine engine, int weight, Map<String, String> preferredLeaders,
+	Balancer(ElectionRuntime runtime, int weight, Map<String, String> preferredLeaders,
 			Supplier<Collection<GroupElector>> electors) {
-		this.engine = engine;
-		this.store = engine.store();
-		this.self = engine.candidateId();
+		this.runtime = runtime;
+		this.store = runtime.store();
+		this.self = runtime.candidateId();
 		this.weight = weight;
 		this.preferredLeaders = Map.copyOf(preferredLeaders);
 		this.electors = electors;
-		this.leftOut = new LeftOutCandidates(this.self, engine.timing().retryPeriod().toNanos());
+		this.leftOut = new LeftOutCandidates(this.self, runtime.timing().retryPeriod().toNanos());
 	}
 
 	/**
@@ -124,8 +124,8 @@ final class Balancer {
 	 */
 	void checkStore() {
 		try {
-			this.store.keepCandidateAlive(this.self, 0, this.engine.timing().leaseDuration(),
-					this.engine.timing().storeCallTimeout());
+			this.store.keepCandidateAlive(this.self, 0, this.runtime.timing().leaseDuration(),
+					this.runtime.timing().storeCallTimeout());
 		}
 		catch (UnsupportedOperationException ex) {
 			throw new IllegalStateException("Balancing needs a store that lists live candidates, and the "
@@ -133,7 +133,7 @@ final class Balancer {
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not reach the {} store to announce candidate '{}' for balancing yet; retrying every {}",
-					this.store.backend(), this.self, this.engine.timing().retryPeriod(), ex);
+					this.store.backend(), this.self, this.runtime.timing().retryPeriod(), ex);
 		}
 	}
 
@@ -148,13 +148,13 @@ final class Balancer {
 			return;
 		}
 		boolean ready = isReady();
-		long asked = this.engine.nanoTime();
+		long asked = this.runtime.nanoTime();
 		Map<String, Integer> live = announce(ready);
 		if (live == null) {
 			this.view = null;
 			return;
 		}
-		long now = this.engine.nanoTime();
+		long now = this.runtime.nanoTime();
 		View current = viewOf(live, asked, now);
 		if (current != null) {
 			this.leftOut.noteLoads(current.plan.loads(), now)
@@ -168,7 +168,7 @@ final class Balancer {
 			return;
 		}
 		List<GroupElector> moves = current.plan
-			.ownMoves(now, MIN_TENURE_PERIODS * this.engine.timing().retryPeriod().toNanos())
+			.ownMoves(now, MIN_TENURE_PERIODS * this.runtime.timing().retryPeriod().toNanos())
 			.stream()
 			.map(current.electors::get)
 			.toList();
@@ -206,8 +206,8 @@ final class Balancer {
 
 	/** Keeps this node on the list, with no share while it is not ready, and lists it. */
 	private Map<String, Integer> keepAlive(boolean ready) {
-		return this.store.keepCandidateAlive(this.self, ready ? this.weight : 0, this.engine.timing().leaseDuration(),
-				this.engine.timing().storeCallTimeout());
+		return this.store.keepCandidateAlive(this.self, ready ? this.weight : 0, this.runtime.timing().leaseDuration(),
+				this.runtime.timing().storeCallTimeout());
 	}
 
 	/**
@@ -248,14 +248,14 @@ final class Balancer {
 	 * hold-back, or a failing list would be asked for over and over).
 	 */
 	private void listAgain() {
-		long asked = this.engine.nanoTime();
+		long asked = this.runtime.nanoTime();
 		boolean listed = false;
 		try {
 			synchronized (this) { // across the call, as in round()
 				if (this.left) {
 					return;
 				}
-				this.view = viewOf(keepAlive(this.ready), asked, this.engine.nanoTime());
+				this.view = viewOf(keepAlive(this.ready), asked, this.runtime.nanoTime());
 				listed = true;
 			}
 		}
@@ -282,7 +282,7 @@ final class Balancer {
 	}
 
 	private void listAgainSoon() {
-		if (this.listingAgain.compareAndSet(false, true) && !this.engine.executeStoreTask(this::listAgain)) {
+		if (this.listingAgain.compareAndSet(false, true) && !this.runtime.executeStoreTask(this::listAgain)) {
 			this.listingAgain.set(false);
 		}
 	}
@@ -319,7 +319,7 @@ final class Balancer {
 		// groups back for it.
 		this.left = true;
 		try {
-			this.store.removeCandidate(this.self, this.engine.timing().storeCallTimeout());
+			this.store.removeCandidate(this.self, this.runtime.timing().storeCallTimeout());
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not remove candidate '{}' from the {} store; its entry runs out on its own", this.self,
@@ -341,7 +341,8 @@ final class Balancer {
 	 * @param elector the election of the group whose lease was seen released
 	 * @param freeSinceNanos when this node first saw it released
 	 */
-	boolean holdsBack(GroupElector elector, long freeSinceNanos) {
+	@Override
+	public boolean holdsBack(GroupElector elector, long freeSinceNanos) {
 		View current = this.view;
 		if (current == null) {
 			return false;
@@ -351,15 +352,15 @@ final class Balancer {
 				&& current.plan.live().containsKey(preferred))
 				|| (current.plan.selfAtShare(current.selfTaken.get()) && current.plan.othersBelowShare());
 		if (holdsBack && current.askedNanos - freeSinceNanos < 0
-				&& this.engine.nanoTime() - freeSinceNanos < this.engine.timing().retryPeriod().toNanos()
+				&& this.runtime.nanoTime() - freeSinceNanos < this.runtime.timing().retryPeriod().toNanos()
 				&& this.waitingForList.putIfAbsent(elector, freeSinceNanos) == null) {
 			listAgainSoon();
 		}
 		return holdsBack;
 	}
 
-	/** This node took a group: counted until the next round recounts. */
-	void acquired() {
+	@Override
+	public void acquired() {
 		View current = this.view;
 		if (current != null) {
 			current.selfTaken.incrementAndGet();

@@ -52,7 +52,12 @@ final class GroupElector implements LeaderElection {
 
 	private final String group;
 
-	private final LeaderElectionEngine engine;
+	private final ElectionRuntime runtime;
+
+	private final Rounds rounds;
+
+	/** Null unless balancing. */
+	private final @Nullable Balancing balancing;
 
 	private final LeaseStore store;
 
@@ -156,16 +161,23 @@ final class GroupElector implements LeaderElection {
 	 */
 	private volatile boolean joinTried;
 
-	GroupElector(String group, LeaderElectionEngine engine) {
+	/**
+	 * @param rounds the node's rounds, which read and take the leases of many groups at
+	 * once
+	 * @param balancing the balancer, or null unless balancing
+	 */
+	GroupElector(String group, ElectionRuntime runtime, Rounds rounds, @Nullable Balancing balancing) {
 		this.group = group;
-		this.engine = engine;
-		this.store = engine.store();
-		this.candidateId = engine.candidateId();
-		this.renewDeadlineNanos = engine.timing().renewDeadline().toNanos();
-		this.retryPeriodNanos = engine.timing().retryPeriod().toNanos();
-		this.callTimeout = engine.timing().storeCallTimeout();
+		this.runtime = runtime;
+		this.rounds = rounds;
+		this.balancing = balancing;
+		this.store = runtime.store();
+		this.candidateId = runtime.candidateId();
+		this.renewDeadlineNanos = runtime.timing().renewDeadline().toNanos();
+		this.retryPeriodNanos = runtime.timing().retryPeriod().toNanos();
+		this.callTimeout = runtime.timing().storeCallTimeout();
 		this.duplicateId = new DuplicateIdDetector(group, this.candidateId,
-				2 * engine.timing().leaseDuration().toNanos());
+				2 * runtime.timing().leaseDuration().toNanos());
 	}
 
 	@Override
@@ -287,7 +299,7 @@ final class GroupElector implements LeaderElection {
 		// The first look at the lease is a round's, taken at once: a node starting with
 		// many groups reads and takes them in a few requests, not one each.
 		this.inRounds = true;
-		this.engine.executeStoreTask(this::joinAndWatch);
+		this.runtime.executeStoreTask(this::joinAndWatch);
 		logger.debug("Joined the election of group '{}' as candidate '{}'", this.group, this.candidateId);
 		requestAttempt();
 	}
@@ -357,7 +369,7 @@ final class GroupElector implements LeaderElection {
 				throw error;
 			}
 			logger.warn("Could not watch group '{}' in the {} store; relying on polling every {}", this.group,
-					this.store.backend(), this.engine.timing().retryPeriod(), ex);
+					this.store.backend(), this.runtime.timing().retryPeriod(), ex);
 			return;
 		}
 		boolean keep;
@@ -435,7 +447,7 @@ final class GroupElector implements LeaderElection {
 	void requestAttempt() {
 		this.attemptRequested = true;
 		if (looksInRounds()) {
-			this.engine.rounds().lookSoon(this);
+			this.rounds.lookSoon(this);
 			return;
 		}
 		if (this.attemptRunning.compareAndSet(false, true)) {
@@ -443,8 +455,8 @@ final class GroupElector implements LeaderElection {
 			synchronized (this) {
 				renews = this.held != null && this.releasing == null;
 			}
-			if (!(renews ? this.engine.executeRenewal(this::runAttempts)
-					: this.engine.executeStoreTask(this::runAttempts))) {
+			if (!(renews ? this.runtime.executeRenewal(this::runAttempts)
+					: this.runtime.executeStoreTask(this::runAttempts))) {
 				this.attemptRunning.set(false);
 			}
 		}
@@ -520,7 +532,7 @@ final class GroupElector implements LeaderElection {
 		}
 		this.inRounds = delay == NEXT_ROUND;
 		if (!this.inRounds) {
-			this.nextAttempt = this.engine.schedule(this::requestAttempt, delay);
+			this.nextAttempt = this.runtime.schedule(this::requestAttempt, delay);
 		}
 	}
 
@@ -824,7 +836,7 @@ final class GroupElector implements LeaderElection {
 			expire(before, false);
 			return 0;
 		}
-		boolean renewed = this.store.renew(lease, this.engine.timing().leaseDuration(), this.callTimeout);
+		boolean renewed = this.store.renew(lease, this.runtime.timing().leaseDuration(), this.callTimeout);
 		if (!renewed) {
 			return lost(lease);
 		}
@@ -978,7 +990,7 @@ final class GroupElector implements LeaderElection {
 		}
 		long start = now();
 		Optional<Lease> taken = this.store.tryAcquire(this.group, this.candidateId,
-				this.engine.timing().leaseDuration(), this.callTimeout);
+				this.runtime.timing().leaseDuration(), this.callTimeout);
 		return afterAcquire(taken.orElse(null), start, now());
 	}
 
@@ -995,9 +1007,8 @@ final class GroupElector implements LeaderElection {
 			return NEXT_ROUND;
 		}
 		Lease lease = taken;
-		Balancer balancer = this.engine.balancer();
-		if (balancer != null) {
-			balancer.acquired();
+		if (this.balancing != null) {
+			this.balancing.acquired();
 		}
 		boolean stoppedMeanwhile;
 		synchronized (this) {
@@ -1035,7 +1046,7 @@ final class GroupElector implements LeaderElection {
 	 * first saw it free.
 	 */
 	private long heldBackForBalance(@Nullable Lease free) {
-		Balancer balancer = this.engine.balancer();
+		Balancing balancer = this.balancing;
 		if (balancer == null || free == null || free.holder() != null) {
 			return 0;
 		}
@@ -1154,7 +1165,7 @@ final class GroupElector implements LeaderElection {
 			this.grantedNanos = now();
 			logger.info("Leadership of group '{}' granted to candidate '{}' (term {})", this.group, this.candidateId,
 					leadership.term());
-			this.engine.notifier()
+			this.runtime.notifier()
 				.publish(this.group, "granted " + leadership, (listener) -> listener.granted(leadership));
 			setObserved(new LeaderInfo(this.group, this.candidateId, leadership.term()));
 			return;
@@ -1167,7 +1178,7 @@ final class GroupElector implements LeaderElection {
 		Leadership leadership = from.leadership;
 		logger.info("Leadership of group '{}' revoked from candidate '{}' (term {}): {}", this.group, this.candidateId,
 				leadership.term(), why);
-		this.engine.notifier()
+		this.runtime.notifier()
 			.publish(this.group, "revoked " + leadership, (listener) -> listener.revoked(leadership, why));
 		setObserved(null);
 	}
@@ -1209,7 +1220,7 @@ final class GroupElector implements LeaderElection {
 	private void scheduleDeadlineCheck(Belief current) {
 		cancel(this.deadlineCheck);
 		long delay = current.deadline - now();
-		this.deadlineCheck = this.engine.schedule(() -> checkDeadline(current), Math.max(0, delay));
+		this.deadlineCheck = this.runtime.schedule(() -> checkDeadline(current), Math.max(0, delay));
 	}
 
 	/**
@@ -1259,7 +1270,7 @@ final class GroupElector implements LeaderElection {
 			return;
 		}
 		this.observed = leader;
-		this.engine.notifier()
+		this.runtime.notifier()
 			.publish(this.group, "leader changed in " + this.group,
 					(listener) -> listener.leaderChanged(this.group, leader));
 	}
@@ -1274,7 +1285,7 @@ final class GroupElector implements LeaderElection {
 		this.consecutiveFailures++;
 		if (this.consecutiveFailures == 1) {
 			logger.warn("Election of group '{}' failed on the {} store (retrying every {}): {}", this.group,
-					this.store.backend(), this.engine.timing().retryPeriod(), ex.toString());
+					this.store.backend(), this.runtime.timing().retryPeriod(), ex.toString());
 			logger.debug("Store failure detail", ex);
 		}
 		else {
@@ -1326,7 +1337,7 @@ final class GroupElector implements LeaderElection {
 	}
 
 	private long now() {
-		return this.engine.nanoTime();
+		return this.runtime.nanoTime();
 	}
 
 	private static void cancel(@Nullable Future<?> future) {
@@ -1370,6 +1381,33 @@ final class GroupElector implements LeaderElection {
 		void end() {
 			this.ended = true;
 		}
+
+	}
+
+	/** What an elector asks of the node's rounds. */
+	interface Rounds {
+
+		/**
+		 * Looks at this follower's lease soon, in a round that reads and takes the leases
+		 * of every group asking at once.
+		 */
+		void lookSoon(GroupElector elector);
+
+	}
+
+	/** What an elector asks of balancing; see {@link Balancer}. */
+	interface Balancing {
+
+		/** This node took a group: counted until the next round recounts. */
+		void acquired();
+
+		/**
+		 * Whether to leave a group seen released to another candidate for now; if so, the
+		 * balancer may list the live candidates again and then have the elector
+		 * {@linkplain GroupElector#lookAgainIfSeenFree look again}.
+		 * @param freeSinceNanos when this node first saw it released
+		 */
+		boolean holdsBack(GroupElector elector, long freeSinceNanos);
 
 	}
 

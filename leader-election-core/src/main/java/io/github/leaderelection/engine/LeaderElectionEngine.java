@@ -1,6 +1,5 @@
 package io.github.leaderelection.engine;
 
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
@@ -62,7 +60,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 	private final Duration shutdownTimeout;
 
-	private final ElectionScheduler scheduler;
+	private final ElectionRuntime runtime;
 
 	/** The timer and store threads, when the engine runs on threads of its own. */
 	private final @Nullable OwnThreads ownThreads;
@@ -84,27 +82,29 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 	private boolean closed;
 
-	/** Set as closing begins: from then on the engine hands its scheduler no work. */
-	private volatile boolean closing;
-
 	private LeaderElectionEngine(Builder builder) {
 		this.store = builder.store;
 		this.candidateId = Names.requireValid("candidate id",
 				(builder.candidateId != null) ? builder.candidateId : defaultCandidateId());
 		this.timing = builder.timing;
-		this.balancer = builder.balanceWeight > 0
-				? new Balancer(this, builder.balanceWeight, builder.preferredLeaders, this.electors::values) : null;
-		this.rounds = new NodeRounds(this, this.electors::values);
 		this.releaseOnShutdown = builder.releaseOnShutdown;
 		this.shutdownTimeout = builder.shutdownTimeout;
 		this.ownThreads = (builder.scheduler != null) ? null : new OwnThreads(builder.storeThreads);
-		this.scheduler = (builder.scheduler != null) ? builder.scheduler : Objects.requireNonNull(this.ownThreads);
+		ElectionScheduler scheduler = (builder.scheduler != null) ? builder.scheduler
+				: Objects.requireNonNull(this.ownThreads);
 		// Threads only while there is something to deliver: events are rare.
 		this.notifierExecutor = new ThreadPoolExecutor(builder.eventThreads, builder.eventThreads, 10, TimeUnit.SECONDS,
 				new LinkedBlockingQueue<>(), threads("leader-election-events"));
 		this.notifierExecutor.allowCoreThreadTimeOut(true);
 		this.notifier = new Notifier(this.notifierExecutor);
 		builder.listeners.forEach(this.notifier::addListener);
+		this.runtime = new ElectionRuntime(this.candidateId, this.store, this.timing, scheduler,
+				this.ownThreads != null, this.notifier);
+		this.balancer = builder.balanceWeight > 0
+				? new Balancer(this.runtime, builder.balanceWeight, builder.preferredLeaders, this.electors::values)
+				: null;
+		this.rounds = new NodeRounds(this.runtime, this.electors::values,
+				(this.balancer != null) ? this.balancer::round : null);
 	}
 
 	/** Starts building an engine that elects through the given store. */
@@ -152,7 +152,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 			if (this.closed) {
 				throw new IllegalStateException("Cannot join group '" + group + "': the election engine is closed");
 			}
-			GroupElector elector = this.electors.computeIfAbsent(group, (name) -> new GroupElector(name, this));
+			GroupElector elector = this.electors.computeIfAbsent(group,
+					(name) -> new GroupElector(name, this.runtime, this.rounds, this.balancer));
 			if (this.running) {
 				elector.start();
 			}
@@ -207,7 +208,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		if (current == null) {
 			throw new IllegalStateException("Balancing is off (leader-election.balance.enabled): nothing to rebalance");
 		}
-		if (!isRunning() || !executeStoreTask(current::round)) {
+		if (!isRunning() || !this.runtime.executeStoreTask(current::round)) {
 			throw new IllegalStateException("The election engine is not running");
 		}
 	}
@@ -275,7 +276,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 				return;
 			}
 			this.closed = true;
-			this.closing = true;
+			this.runtime.closing();
 			this.running = false;
 			stopping = new ArrayList<>(this.electors.values());
 		}
@@ -349,77 +350,9 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		}
 	}
 
-	// Services for the electors
-
+	/** The listeners' deliveries, for tests that await them. */
 	Notifier notifier() {
 		return this.notifier;
-	}
-
-	@Nullable Balancer balancer() {
-		return this.balancer;
-	}
-
-	NodeRounds rounds() {
-		return this.rounds;
-	}
-
-	long nanoTime() {
-		return this.scheduler.nanoTime();
-	}
-
-	@Nullable Future<?> schedule(Runnable task, long delayNanos) {
-		if (this.closing) {
-			return null;
-		}
-		try {
-			return this.scheduler.schedule(unlessClosed(task), delayNanos);
-		}
-		catch (RejectedExecutionException ex) {
-			return null; // closing
-		}
-	}
-
-	boolean executeStoreTask(Runnable task) {
-		return executeStoreTask(task, false);
-	}
-
-	/**
-	 * Runs a store task that renews leases ahead of those waiting (see
-	 * {@link ElectionScheduler#executeFirst}).
-	 * @return false if the engine is closing and the task will not run
-	 */
-	boolean executeRenewal(Runnable task) {
-		return executeStoreTask(task, true);
-	}
-
-	private boolean executeStoreTask(Runnable task, boolean first) {
-		if (this.closing) {
-			return false;
-		}
-		try {
-			if (first) {
-				this.scheduler.executeFirst(unlessClosed(task));
-			}
-			else {
-				this.scheduler.execute(unlessClosed(task));
-			}
-			return true;
-		}
-		catch (RejectedExecutionException ex) {
-			return false; // closing
-		}
-	}
-
-	/**
-	 * A scheduler the engine was given outlives it: what the engine left in it does
-	 * nothing once the engine closed.
-	 */
-	private Runnable unlessClosed(Runnable task) {
-		return (this.ownThreads != null) ? task : () -> {
-			if (!this.closing) {
-				task.run();
-			}
-		};
 	}
 
 	/** The engine's own timer and store threads: the default scheduler. */

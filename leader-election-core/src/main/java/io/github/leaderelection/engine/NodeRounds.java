@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,11 +44,14 @@ import org.slf4j.LoggerFactory;
  * that nodes do not hit the store together. A round that is still on its way when the
  * next is due is not doubled: the next round of its kind is skipped.
  */
-final class NodeRounds {
+final class NodeRounds implements GroupElector.Rounds {
 
 	private static final Logger logger = LoggerFactory.getLogger(NodeRounds.class);
 
-	private final LeaderElectionEngine engine;
+	private final ElectionRuntime runtime;
+
+	/** The balancing round that runs with each regular round, or null. */
+	private final @Nullable Runnable balancingRound;
 
 	private final LeaseStore store;
 
@@ -68,10 +72,16 @@ final class NodeRounds {
 
 	private long nextRoundNanos;
 
-	NodeRounds(LeaderElectionEngine engine, Supplier<Collection<GroupElector>> electors) {
-		this.engine = engine;
-		this.store = engine.store();
-		this.timing = engine.timing();
+	/**
+	 * @param balancingRound the balancing round to run with each regular round, or null
+	 * unless balancing
+	 */
+	NodeRounds(ElectionRuntime runtime, Supplier<Collection<GroupElector>> electors,
+			@Nullable Runnable balancingRound) {
+		this.runtime = runtime;
+		this.balancingRound = balancingRound;
+		this.store = runtime.store();
+		this.timing = runtime.timing();
 		this.electors = electors;
 	}
 
@@ -79,36 +89,36 @@ final class NodeRounds {
 	void start() {
 		long period = this.timing.retryPeriod().toNanos();
 		long phase = 1 + (long) (ThreadLocalRandom.current().nextDouble() * period);
-		this.nextRoundNanos = this.engine.nanoTime() + phase;
-		this.engine.schedule(this::due, phase);
+		this.nextRoundNanos = this.runtime.nanoTime() + phase;
+		this.runtime.schedule(this::due, phase);
 	}
 
 	private void due() {
 		// At a fixed rate: a round that runs late does not push the later ones back.
 		long period = this.timing.retryPeriod().toNanos();
-		long now = this.engine.nanoTime();
+		long now = this.runtime.nanoTime();
 		do {
 			this.nextRoundNanos += period;
 		}
 		while (this.nextRoundNanos - now <= 0);
-		this.engine.schedule(this::due, this.nextRoundNanos - now);
+		this.runtime.schedule(this::due, this.nextRoundNanos - now);
 		// One renewal round queued or on its way at a time. Renewals run first on the
 		// store threads, so a round that takes longer than a period would otherwise be
 		// followed by the next at once, and with one store thread nothing else would run.
 		if (this.renewing.compareAndSet(false, true)) {
-			if (!this.engine.executeRenewal(this::renewRound)) {
+			if (!this.runtime.executeRenewal(this::renewRound)) {
 				this.renewing.set(false);
 			}
 		}
 		else {
 			logger.debug("Skipping a renewal round: the last one is still on its way");
 		}
-		this.engine.executeStoreTask(this::readRound);
-		Balancer balancer = this.engine.balancer();
+		this.runtime.executeStoreTask(this::readRound);
+		Runnable balancer = this.balancingRound;
 		if (balancer != null && this.balancing.compareAndSet(false, true)) {
-			this.engine.executeStoreTask(() -> {
+			this.runtime.executeStoreTask(() -> {
 				try {
-					balancer.round();
+					balancer.run();
 				}
 				finally {
 					this.balancing.set(false);
@@ -127,7 +137,7 @@ final class NodeRounds {
 	}
 
 	private void renewAll() {
-		long start = this.engine.nanoTime();
+		long start = this.runtime.nanoTime();
 		List<GroupElector.RoundRenewal> renewals = new ArrayList<>();
 		for (GroupElector elector : this.electors.get()) {
 			GroupElector.RoundRenewal renewal = elector.renewalForRound(start);
@@ -195,9 +205,10 @@ final class NodeRounds {
 	 * Asks for a look at a follower's lease soon: a look round runs at once unless one is
 	 * already due, and takes every follower that asked until it starts.
 	 */
-	void lookSoon(GroupElector elector) {
+	@Override
+	public void lookSoon(GroupElector elector) {
 		this.toLook.add(elector);
-		if (this.lookDue.compareAndSet(false, true) && !this.engine.executeStoreTask(this::lookRound)) {
+		if (this.lookDue.compareAndSet(false, true) && !this.runtime.executeStoreTask(this::lookRound)) {
 			this.lookDue.set(false); // closing
 		}
 	}
@@ -252,7 +263,7 @@ final class NodeRounds {
 		if (taking.isEmpty()) {
 			return;
 		}
-		long start = this.engine.nanoTime();
+		long start = this.runtime.nanoTime();
 		Map<String, Lease> taken;
 		try {
 			taken = acquireBatch(taking.stream().map(GroupElector::group).toList());
@@ -262,7 +273,7 @@ final class NodeRounds {
 			eachOnItsOwn(taking, (elector) -> elector.acquireFailedInRound(ex));
 			return;
 		}
-		long end = this.engine.nanoTime();
+		long end = this.runtime.nanoTime();
 		// A batch that used its timeout and took some of its groups may have left
 		// the others untried (the SPI's default takes them one by one and stops when the
 		// time is up): those look again at once, not at the next round, which a round
@@ -304,7 +315,7 @@ final class NodeRounds {
 	}
 
 	private Map<String, Lease> acquireBatch(List<String> groups) {
-		String candidateId = this.engine.candidateId();
+		String candidateId = this.runtime.candidateId();
 		if (groups.size() == 1) {
 			String group = groups.get(0);
 			return this.store

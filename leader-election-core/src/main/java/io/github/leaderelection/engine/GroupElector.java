@@ -80,17 +80,8 @@ final class GroupElector implements LeaderElection {
 	/** Renewals starting before this instant do not grant a pending lease. */
 	private long activeFromNanos;
 
-	/**
-	 * After a yield, or a lease given up, no acquire before this instant (the stay-out),
-	 * so that another candidate gets the first try; see {@link #stayOut}.
-	 */
-	private long competeAfterNanos;
-
-	/**
-	 * The term of the lease the stay-out followed: once the store shows a greater one,
-	 * another candidate had its try, and the stay-out is over.
-	 */
-	private long stayOutTerm;
+	/** After a yield, or a lease given up, another candidate gets the first try. */
+	private final StayOut stayOut = new StayOut();
 
 	/**
 	 * A lease to release at the next attempt, one this instance no longer believes in
@@ -245,7 +236,7 @@ final class GroupElector implements LeaderElection {
 				this.releasing = this.held;
 				// Twice the retry period: followers try within one, so one of them gets
 				// the lease first.
-				stayOut(2 * this.retryPeriodNanos, this.held.term());
+				this.stayOut.start(now(), 2 * this.retryPeriodNanos, this.held.term());
 			}
 		}
 		requestAttempt();
@@ -608,12 +599,12 @@ final class GroupElector implements LeaderElection {
 			if (!this.inRounds || this.stopped || this.held != null || this.duplicateId.conflict() != null) {
 				return false;
 			}
-			long stayOut = this.competeAfterNanos - now();
-			if (stayOut > this.retryPeriodNanos) {
-				return false; // the next round looks again (see acquire)
+			long look = this.stayOut.nextLook(now(), this.retryPeriodNanos);
+			if (look == StayOut.NOT_NOW) {
+				return false; // the next round looks again
 			}
-			if (stayOut > 0) {
-				scheduleAttempt(stayOut);
+			if (look > 0) {
+				scheduleAttempt(look);
 				return false;
 			}
 		}
@@ -959,23 +950,9 @@ final class GroupElector implements LeaderElection {
 			if (this.duplicateId.conflict() != null) {
 				return NEXT_ROUND;
 			}
-			long stayOut = this.competeAfterNanos - now();
-			if (stayOut > this.retryPeriodNanos) {
-				// Look again within a retry period, in the node's rounds: a greater term
-				// ends the stay-out (see observe), and a candidate that was not told of
-				// it (ZooKeeper tells only the next in line; a polling store, nobody)
-				// would otherwise leave the group waiting out the whole window when the
-				// candidate that took it over hands it on at once.
-				return NEXT_ROUND;
-			}
-			if (stayOut > 0) {
-				// The last retry period of the window: try the moment it ends, not a
-				// retry period later. After back-to-back yields the one that yielded
-				// first must be back in the race before the one that yielded last, whose
-				// window ends later. (A look in the window's last period sets this; the
-				// node's rounds come once a period, so one falls there unless a slow
-				// store made the rounds skip one.)
-				return stayOut;
+			long look = this.stayOut.nextLook(now(), this.retryPeriodNanos);
+			if (look != 0) {
+				return (look == StayOut.NOT_NOW) ? NEXT_ROUND : look;
 			}
 		}
 		if (current != null && !current.isAcquirableBy(this.candidateId)) {
@@ -1119,7 +1096,7 @@ final class GroupElector implements LeaderElection {
 		logger.warn("Not leading group '{}' in term {}: the store took {} ms to answer, longer than the renew "
 				+ "deadline; giving the lease up", this.group, lease.term(), (now - requestStart) / 1_000_000);
 		this.releasing = lease;
-		stayOut(this.retryPeriodNanos, lease.term());
+		this.stayOut.start(now(), this.retryPeriodNanos, lease.term());
 		return false;
 	}
 
@@ -1212,7 +1189,7 @@ final class GroupElector implements LeaderElection {
 			this.releasing = this.held;
 			if (storeTrouble) {
 				// The others, whose links work, get the first try.
-				stayOut(this.retryPeriodNanos, this.held.term());
+				this.stayOut.start(now(), this.retryPeriodNanos, this.held.term());
 			}
 		}
 	}
@@ -1246,23 +1223,10 @@ final class GroupElector implements LeaderElection {
 			if (believed() == null || leader != null) {
 				setObserved(leader);
 			}
-			if (lease != null && lease.term() > this.stayOutTerm) {
-				// Another candidate was granted the group since: it had the first try
-				// that the stay-out was for. Staying out longer would only keep the
-				// group waiting, say when that candidate hands it back at once, or,
-				// on a store that queues candidates, when this one is next in line.
-				this.competeAfterNanos = 0;
+			if (lease != null) {
+				this.stayOut.sawTerm(lease.term());
 			}
 		}
-	}
-
-	/**
-	 * No acquire for the given time after giving up a lease of the given term, or until
-	 * the store shows a greater term.
-	 */
-	private void stayOut(long nanos, long term) {
-		this.competeAfterNanos = now() + nanos;
-		this.stayOutTerm = term;
 	}
 
 	private void setObserved(@Nullable LeaderInfo leader) {

@@ -95,14 +95,9 @@ final class GroupElector implements LeaderElection {
 
 	private boolean stopped;
 
-	private int consecutiveFailures;
-
 	private long startedNanos;
 
-	/** When the store last answered an attempt; meaningful once storeAnswered is set. */
-	private long storeAnsweredNanos;
-
-	private boolean storeAnswered;
+	private final StoreHealth health;
 
 	private @Nullable LeaderInfo observed;
 
@@ -169,6 +164,7 @@ final class GroupElector implements LeaderElection {
 		this.callTimeout = runtime.timing().storeCallTimeout();
 		this.duplicateId = new DuplicateIdDetector(group, this.candidateId,
 				2 * runtime.timing().leaseDuration().toNanos());
+		this.health = new StoreHealth(group, this.store.backend(), runtime.timing().retryPeriod());
 	}
 
 	@Override
@@ -500,8 +496,8 @@ final class GroupElector implements LeaderElection {
 	}
 
 	/** Whether the store has answered this elector since it started. */
-	synchronized boolean hasReachedStore() {
-		return this.storeAnswered;
+	boolean hasReachedStore() {
+		return this.health.hasAnswered();
 	}
 
 	/**
@@ -780,7 +776,7 @@ final class GroupElector implements LeaderElection {
 		if (believed() == null || this.releasing != null) {
 			return this.retryPeriodNanos;
 		}
-		return (this.consecutiveFailures <= 1) ? 0 : this.retryPeriodNanos / 4;
+		return (this.health.consecutiveFailures() <= 1) ? 0 : this.retryPeriodNanos / 4;
 	}
 
 	private long attempt() {
@@ -1178,7 +1174,7 @@ final class GroupElector implements LeaderElection {
 		if (believed() != expected) {
 			return;
 		}
-		boolean storeTrouble = this.consecutiveFailures > 0 || storeCallPending;
+		boolean storeTrouble = this.health.consecutiveFailures() > 0 || storeCallPending;
 		transition(null, storeTrouble ? RevocationReason.STORE_ERROR : RevocationReason.LEASE_LOST);
 		if (this.held != null) {
 			// Give up the place as well as the belief. Over a slow link, calls that this
@@ -1243,28 +1239,12 @@ final class GroupElector implements LeaderElection {
 		return new LeaderInfo(this.group, lease.holder(), lease.term());
 	}
 
-	// Failures
-
-	private synchronized void failed(Throwable ex) {
-		this.consecutiveFailures++;
-		if (this.consecutiveFailures == 1) {
-			logger.warn("Election of group '{}' failed on the {} store (retrying every {}): {}", this.group,
-					this.store.backend(), this.runtime.timing().retryPeriod(), ex.toString());
-			logger.debug("Store failure detail", ex);
-		}
-		else {
-			logger.debug("Election of group '{}' failed {} times in a row", this.group, this.consecutiveFailures, ex);
-		}
+	private void failed(Throwable ex) {
+		this.health.failed(ex);
 	}
 
-	private synchronized void recovered() {
-		this.storeAnswered = true;
-		this.storeAnsweredNanos = now();
-		if (this.consecutiveFailures > 0) {
-			logger.info("Election of group '{}' reached the {} store again after {} failed attempts", this.group,
-					this.store.backend(), this.consecutiveFailures);
-			this.consecutiveFailures = 0;
-		}
+	private void recovered() {
+		this.health.answered(now());
 	}
 
 	/** A snapshot for health checks and endpoints; no I/O. */
@@ -1273,11 +1253,10 @@ final class GroupElector implements LeaderElection {
 		Belief current = this.belief;
 		Optional<Duration> beliefRemaining = (current != null && current.isHeldAt(now))
 				? Optional.of(Duration.ofNanos(current.deadline - now)) : Optional.empty();
-		Optional<Duration> sinceAnswered = this.storeAnswered
-				? Optional.of(Duration.ofNanos(now - this.storeAnsweredNanos)) : Optional.empty();
 		return new ElectionStatus(this.group, this.candidateId, beliefRemaining.isPresent(),
-				Optional.ofNullable(this.observed), beliefRemaining, sinceAnswered, this.consecutiveFailures,
-				this.store.backend(), Optional.ofNullable(this.duplicateId.conflict()));
+				Optional.ofNullable(this.observed), beliefRemaining, this.health.sinceAnswered(now),
+				this.health.consecutiveFailures(), this.store.backend(),
+				Optional.ofNullable(this.duplicateId.conflict()));
 	}
 
 	/** Time since this elector started competing, or null before it started. */

@@ -15,16 +15,21 @@ import io.github.leaderelection.LeaderElectionException;
  * holder, a term and a lease that the store expires by its own clock.
  *
  * <p>
- * A store is thread-safe and knows nothing of timing, retries or events: the engine owns
- * all of that. Each method is one atomic operation on the store and must return or fail
- * within the given timeout. Failures are thrown as exceptions; the engine survives them.
+ * A store is thread-safe. The election's timing is the engine's: when to renew, retry,
+ * step down or take over; a store only keeps each call within the timeout it is given,
+ * returning or failing by then, and keeps its own connections alive (reconnecting,
+ * subscribing again). What one call does to one group's record is atomic on the server; a
+ * batch judges each group on its own, and a call may take several round trips. Failures
+ * are thrown as exceptions; the engine survives them.
  *
  * <p>
- * What a store keeps in memory is only what its server cannot tell it: open watches and
- * the connections that carry them, and on stores that queue candidates (ZooKeeper) the
- * candidates' places. The truth about a lease is always the server's. A store uses the
- * clients it is given (a {@code DataSource}, a Redis connection factory, a Curator
- * client) and never closes them; {@link #close()} ends only what the store opened itself.
+ * The truth about a lease is always the server's: a store may remember what it read,
+ * wrote or heard (the terms it saw, see {@link SeenTerms}; its watches and the
+ * connections that carry them; on stores that queue candidates, the candidates' places; a
+ * lease of the server's own that carries its records), but never grants, renews or
+ * releases on what it remembers alone. A store uses the clients it is given (a
+ * {@code DataSource}, a Redis connection factory, a Curator client, an etcd client) and
+ * never closes them; {@link #close()} ends only what the store opened itself.
  *
  * <p>
  * The rules every store keeps (checked by the contract tests):
@@ -104,7 +109,9 @@ public interface LeaseStore extends AutoCloseable {
 	 * so that a node with many groups renews them all with one round trip. Each lease is
 	 * judged on its own; one that is no longer held is left alone and does not keep the
 	 * others from being extended. The default renews them one by one, within the one
-	 * timeout.
+	 * timeout, and throws when a call fails or the time is up: the leases it renewed
+	 * before stay renewed in the store, and the engine renews each of the leases again on
+	 * its own.
 	 * @param leases leases of distinct groups
 	 * @return the groups whose leases were extended
 	 */
@@ -121,7 +128,9 @@ public interface LeaseStore extends AutoCloseable {
 
 	/**
 	 * Reads several groups' leases, the way {@link #read} reads one: in one request where
-	 * the store can. The default reads them one by one, within the one timeout.
+	 * the store can. The default reads them one by one, within the one timeout, and
+	 * throws when a call fails or the time is up: the engine reads again in its next
+	 * round.
 	 * @return the leases of the groups that have been led, by group
 	 */
 	default Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
@@ -200,8 +209,9 @@ public interface LeaseStore extends AutoCloseable {
 	 * until {@link #leave}, taking it again when it was lost (a new session), so a join
 	 * whose I/O fails is not lost: the store records the candidate before it writes.
 	 * {@link #read} is not affected: it reports the lease as it is. The engine calls this
-	 * once per group when it starts competing, on a store thread. Stores that do not
-	 * queue keep this default.
+	 * on a store thread when it starts competing for a group, and again, after
+	 * {@link #leave}, when it has handed the group over to spread leadership, to take its
+	 * place at the end of the queue. Stores that do not queue keep this default.
 	 */
 	default void join(String group, String candidateId, Duration timeout) {
 	}
@@ -211,7 +221,8 @@ public interface LeaseStore extends AutoCloseable {
 	 * in the queue and takes none again until the candidate joins again, not even for a
 	 * {@link #tryAcquire} that was already under way. A lease the candidate holds is not
 	 * ended by this; {@link #release} ends it. The engine calls this when it stops, after
-	 * its release, if any. Stores that do not queue keep this default.
+	 * its release, if any, and before it joins again after a hand-over. Stores that do
+	 * not queue keep this default.
 	 */
 	default void leave(String group, String candidateId, Duration timeout) {
 	}

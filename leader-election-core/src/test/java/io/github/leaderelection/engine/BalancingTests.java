@@ -7,8 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.Test;
 import static io.github.leaderelection.engine.TestEngines.TIMING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Balancing on virtual time: candidates that join, leave, crash, weigh more or are
@@ -245,78 +243,75 @@ class BalancingTests {
 	}
 
 	/**
-	 * On real threads: the joiner's joins block (as joining a hundred groups on ZooKeeper
+	 * The joiner's first join takes a while (as joining a hundred groups on ZooKeeper
 	 * takes a second or more on a busy machine), and a group handed to it then would go
-	 * without a leader until they are done.
+	 * without a leader until it is done. The join advances the clock itself: the other
+	 * candidate's rounds run meanwhile.
 	 */
 	@Test
-	void aCandidateIsHandedNothingUntilItHasJoinedItsGroups() throws Exception {
-		InMemoryLeaseStore shared = new InMemoryLeaseStore();
-		CountDownLatch joinsMayEnd = new CountDownLatch(1);
-		LeaseStore slowToJoin = new ForwardingLeaseStore(shared) {
+	void aCandidateIsHandedNothingUntilItHasJoinedItsGroups() {
+		int groups = 10;
+		AtomicInteger handedOver = new AtomicInteger();
+		AtomicInteger handedOverWhileJoining = new AtomicInteger(-1);
+		AtomicBoolean ledAllWhileJoining = new AtomicBoolean();
+		List<LeaderElection> ofA = new ArrayList<>();
+		List<LeaderElection> ofD = new ArrayList<>();
+		LeaderElectionEngine a = LeaderElectionEngine.builder(this.store)
+			.candidateId("a")
+			.timing(TIMING)
+			.scheduler(this.time)
+			.balance(1, Map.of())
+			.listener(new LeaderElectionListener() {
+
+				@Override
+				public void revoked(Leadership leadership, RevocationReason reason) {
+					if (reason == RevocationReason.REBALANCED) {
+						handedOver.incrementAndGet();
+					}
+				}
+
+			})
+			.build();
+		this.engines.track(a);
+		this.started.add(a);
+		AtomicBoolean firstJoin = new AtomicBoolean(true);
+		LeaseStore slowToJoin = new ForwardingLeaseStore(this.store) {
 
 			@Override
 			public void join(String group, String candidateId, Duration timeout) {
-				try {
-					joinsMayEnd.await(30, TimeUnit.SECONDS);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
+				if (firstJoin.compareAndSet(true, false)) {
+					advanceUntil(() -> a.leadersByCandidate().containsKey("d"));
+					// Eight rounds in which a sees d, whose first join is still on its
+					// way: enough for a to hand d its share, were d counted.
+					BalancingTests.this.time.advance(TIMING.retryPeriod().multipliedBy(8));
+					awaitEvents();
+					handedOverWhileJoining.set(handedOver.get());
+					ledAllWhileJoining.set(ofA.stream().allMatch(LeaderElection::isLeader));
 				}
 				super.join(group, candidateId, timeout);
 			}
 
 		};
-		int groups = 10;
-		AtomicInteger handedOver = new AtomicInteger();
-		TestEngines ownThreads = new TestEngines(null);
-		try {
-			LeaderElectionEngine a = LeaderElectionEngine.builder(shared)
-				.candidateId("a")
-				.timing(TIMING)
-				.balance(1, Map.of())
-				.listener(new LeaderElectionListener() {
-
-					@Override
-					public void revoked(Leadership leadership, RevocationReason reason) {
-						if (reason == RevocationReason.REBALANCED) {
-							handedOver.incrementAndGet();
-						}
-					}
-
-				})
-				.build();
-			ownThreads.track(a);
-			LeaderElectionEngine d = LeaderElectionEngine.builder(slowToJoin)
-				.candidateId("d")
-				.timing(TIMING)
-				.balance(1, Map.of())
-				.build();
-			ownThreads.track(d);
-			List<LeaderElection> ofA = new ArrayList<>();
-			List<LeaderElection> ofD = new ArrayList<>();
-			for (int i = 0; i < groups; i++) {
-				ofA.add(a.join("group-" + i));
-				ofD.add(d.join("group-" + i));
-			}
-			a.start();
-			await().atMost(WAIT).until(() -> ofA.stream().allMatch(LeaderElection::isLeader));
-			d.start();
-			await().atMost(WAIT).until(() -> a.leadersByCandidate().containsKey("d"));
-			// Eight rounds in which a sees d (whose store threads are stuck in joins):
-			// enough for a to hand d its share, were d counted.
-			Thread.sleep(TIMING.retryPeriod().multipliedBy(8).toMillis());
-			assertThat(handedOver).as("groups handed to a candidate still joining").hasValue(0);
-			assertThat(ofA).allMatch(LeaderElection::isLeader);
-			joinsMayEnd.countDown();
-			await().atMost(WAIT)
-				.until(() -> ofD.stream().filter(LeaderElection::isLeader).count() == groups / 2
-						&& ofA.stream().filter(LeaderElection::isLeader).count() == groups / 2);
+		LeaderElectionEngine d = LeaderElectionEngine.builder(slowToJoin)
+			.candidateId("d")
+			.timing(TIMING)
+			.scheduler(this.time)
+			.balance(1, Map.of())
+			.build();
+		this.engines.track(d);
+		this.started.add(d);
+		for (int i = 0; i < groups; i++) {
+			ofA.add(a.join("group-" + i));
+			ofD.add(d.join("group-" + i));
 		}
-		finally {
-			joinsMayEnd.countDown();
-			ownThreads.close();
-		}
+		a.start();
+		advanceUntil(() -> ofA.stream().allMatch(LeaderElection::isLeader));
+		d.start();
+		advanceUntil(() -> handedOverWhileJoining.get() >= 0);
+		assertThat(handedOverWhileJoining).as("groups handed to a candidate still joining").hasValue(0);
+		assertThat(ledAllWhileJoining).as("a led every group meanwhile").isTrue();
+		advanceUntil(() -> ofD.stream().filter(LeaderElection::isLeader).count() == groups / 2
+				&& ofA.stream().filter(LeaderElection::isLeader).count() == groups / 2);
 	}
 
 	@Test

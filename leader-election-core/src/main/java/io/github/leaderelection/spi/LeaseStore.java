@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import io.github.leaderelection.LeaderElectionException;
-
 /**
  * The storage a backend provides to the election engine: a record per group holding a
  * holder, a term and a lease that the store expires by its own clock.
@@ -116,10 +114,11 @@ public interface LeaseStore extends AutoCloseable {
 	 * @return the groups whose leases were extended
 	 */
 	default Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
+		StoreCall call = StoreCall.start("renew " + leases.size() + " leases", "in the " + backend() + " store",
+				timeout);
 		Set<String> renewed = new LinkedHashSet<>();
 		for (Lease lease : leases) {
-			if (renew(lease, leaseDuration, remaining(deadline, "renew " + leases.size() + " leases"))) {
+			if (renew(lease, leaseDuration, call.remaining())) {
 				renewed.add(lease.group());
 			}
 		}
@@ -134,11 +133,11 @@ public interface LeaseStore extends AutoCloseable {
 	 * @return the leases of the groups that have been led, by group
 	 */
 	default Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
+		StoreCall call = StoreCall.start("read " + groups.size() + " groups", "in the " + backend() + " store",
+				timeout);
 		Map<String, Lease> leases = new LinkedHashMap<>();
 		for (String group : groups) {
-			read(group, remaining(deadline, "read " + groups.size() + " groups"))
-				.ifPresent((lease) -> leases.put(group, lease));
+			read(group, call.remaining()).ifPresent((lease) -> leases.put(group, lease));
 		}
 		return leases;
 	}
@@ -241,14 +240,6 @@ public interface LeaseStore extends AutoCloseable {
 	 */
 	@Override
 	default void close() {
-	}
-
-	private static Duration remaining(long deadline, String action) {
-		long left = deadline - System.nanoTime();
-		if (left <= 0) {
-			throw new LeaderElectionException("Could not " + action + " within the call timeout");
-		}
-		return Duration.ofNanos(left);
 	}
 
 }

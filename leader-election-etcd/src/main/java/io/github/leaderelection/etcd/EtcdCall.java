@@ -7,9 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.etcd.jetcd.KV;
@@ -17,7 +14,7 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Op;
 import io.github.leaderelection.LeaderElectionException;
-import org.jspecify.annotations.Nullable;
+import io.github.leaderelection.spi.StoreCall;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +30,7 @@ final class EtcdCall {
 
 	private final String operation;
 
-	/** What the operation is about, for messages: a group, or a number of groups. */
-	private final String subject;
-
-	private final long deadline;
+	private final StoreCall call;
 
 	EtcdCall(String operation, String group, Duration timeout) {
 		this(operation, timeout, "group '" + group + "'");
@@ -44,8 +38,7 @@ final class EtcdCall {
 
 	private EtcdCall(String operation, Duration timeout, String subject) {
 		this.operation = operation;
-		this.subject = subject;
-		this.deadline = System.nanoTime() + timeout.toNanos();
+		this.call = StoreCall.start(operation + " " + subject, "in etcd", timeout);
 	}
 
 	/** An operation on a candidate's entry on the list of live candidates. */
@@ -59,24 +52,7 @@ final class EtcdCall {
 	}
 
 	<T> T await(CompletableFuture<T> future) {
-		try {
-			return future.get(Math.max(0, this.deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			future.cancel(true);
-			throw timedOut(ex);
-		}
-		catch (InterruptedException ex) {
-			future.cancel(true);
-			Thread.currentThread().interrupt();
-			throw new LeaderElectionException(
-					"Interrupted while trying to " + this.operation + " " + this.subject + " in etcd", ex);
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			throw new LeaderElectionException(
-					"Could not " + this.operation + " " + this.subject + " in etcd: " + cause.getMessage(), cause);
-		}
+		return this.call.await(future);
 	}
 
 	/**
@@ -128,15 +104,10 @@ final class EtcdCall {
 	 * call's time is over: a chain whose caller gave up must not keep writing.
 	 */
 	<T> CompletableFuture<T> then(Supplier<CompletableFuture<T>> request) {
-		if (this.deadline - System.nanoTime() <= 0) {
-			return CompletableFuture.failedFuture(timedOut(null));
+		if (this.call.isOver()) {
+			return CompletableFuture.failedFuture(this.call.timedOut(null));
 		}
 		return request.get();
-	}
-
-	private LeaderElectionException timedOut(@Nullable TimeoutException cause) {
-		String message = "Could not " + this.operation + " " + this.subject + " in etcd within the call's timeout";
-		return (cause != null) ? new LeaderElectionException(message, cause) : new LeaderElectionException(message);
 	}
 
 }

@@ -20,6 +20,7 @@ import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.spi.SeenTerms;
+import io.github.leaderelection.spi.StoreCall;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -582,12 +583,12 @@ public class JdbcLeaseStore implements LeaseStore {
 	}
 
 	private <T> T executeIn(String table, String action, Duration timeout, SqlWork<T> work) {
+		StoreCall call = StoreCall.start(action, "in table " + table, timeout);
 		try {
 			return this.runner.run(timeout, (connection) -> work.run(connection, prepared(connection)));
 		}
 		catch (SQLException ex) {
-			throw new LeaderElectionException("Could not " + action + " in table " + table + ": " + ex.getMessage(),
-					ex);
+			throw call.failed(ex);
 		}
 	}
 

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.spi.StoreCall;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -130,9 +131,7 @@ final class LeaseCalls {
 
 		private final String action;
 
-		private final String keys;
-
-		private final long deadline;
+		private final StoreCall call;
 
 		private final boolean waitsForReplicas;
 
@@ -140,8 +139,7 @@ final class LeaseCalls {
 
 		private Call(String action, String keys, Duration timeout, boolean waitsForReplicas) {
 			this.action = action;
-			this.keys = keys;
-			this.deadline = System.nanoTime() + Math.max(1, timeout.toNanos());
+			this.call = StoreCall.start(action, "in Redis (" + keys + ")", timeout);
 			this.waitsForReplicas = waitsForReplicas;
 		}
 
@@ -190,21 +188,19 @@ final class LeaseCalls {
 			}
 			catch (TimeoutException ex) {
 				cancel(sent);
-				throw new LeaderElectionException(
-						"Could not " + this.action + " in Redis (" + this.keys + ") within the call's timeout", ex);
+				throw this.call.timedOut(ex);
 			}
 			catch (InterruptedException ex) {
 				cancel(sent);
-				Thread.currentThread().interrupt();
-				throw new LeaderElectionException("Interrupted while trying to " + this.action + " in Redis", ex);
+				throw this.call.interrupted(ex);
 			}
 			catch (ExecutionException ex) {
 				cancel(sent);
-				throw failure((ex.getCause() != null) ? ex.getCause() : ex);
+				throw this.call.failed((ex.getCause() != null) ? ex.getCause() : ex);
 			}
 			catch (RuntimeException ex) {
 				cancel(sent);
-				throw (ex instanceof LeaderElectionException election) ? election : failure(ex);
+				throw this.call.failed(ex);
 			}
 		}
 
@@ -229,7 +225,7 @@ final class LeaseCalls {
 					written.add(targets.get(i));
 				}
 			}
-			long remaining = TimeUnit.NANOSECONDS.toMillis(this.deadline - System.nanoTime());
+			long remaining = TimeUnit.NANOSECONDS.toMillis(this.call.deadline() - System.nanoTime());
 			boolean acquires = script == LeaseScripts.ACQUIRE || script == LeaseScripts.ACQUIRE_ALL;
 			long budget = acquires ? remaining / 2 : remaining;
 			long timeout = Math.max(1, Math.min(LeaseCalls.this.replicaAckTimeout.toMillis(), budget));
@@ -276,7 +272,8 @@ final class LeaseCalls {
 				var stateful = ((RedisAdvancedClusterAsyncCommands<byte[], byte[]>) cluster).getStatefulConnection();
 				RedisClusterNode master = stateful.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
 				if (master == null) {
-					throw new IllegalStateException("No known master serves the slot of " + this.keys);
+					throw new IllegalStateException(
+							"No known master serves the slot of " + new String(key, StandardCharsets.UTF_8));
 				}
 				return stateful.getConnection(master.getUri().getHost(), master.getUri().getPort()).async();
 			}
@@ -284,12 +281,7 @@ final class LeaseCalls {
 		}
 
 		private <T> T await(Future<T> future) throws ExecutionException, InterruptedException, TimeoutException {
-			return future.get(Math.max(0, this.deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-
-		private LeaderElectionException failure(Throwable cause) {
-			return new LeaderElectionException(
-					"Could not " + this.action + " in Redis (" + this.keys + "): " + cause.getMessage(), cause);
+			return future.get(Math.max(0, this.call.deadline() - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 
 	}

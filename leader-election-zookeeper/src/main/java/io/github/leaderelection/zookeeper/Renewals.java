@@ -118,7 +118,8 @@ final class Renewals {
 	 * Runs the work holding the locks of the members from the given index on, in order.
 	 * They are held across the multi-operation, bounded by the call's deadline: a grant,
 	 * release or new session of a member must wait until the renewal that names its node
-	 * and term has been answered, or the renewal could extend what no longer is its lease.
+	 * and term has been answered, or the renewal could extend what no longer is its
+	 * lease.
 	 */
 	private static <T> T locked(List<QueueMember> members, int from, Callable<T> work) throws Exception {
 		if (from == members.size()) {

@@ -21,6 +21,7 @@ import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.spi.SeenTerms;
+import io.github.leaderelection.spi.StoreCall;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -819,20 +820,18 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	}
 
 	private <T> T run(String action, Duration timeout, Work<T> work) {
-		long deadline = System.nanoTime() + timeout.toNanos();
+		StoreCall call = StoreCall.start(action, "in ZooKeeper under " + this.basePath, timeout);
 		try {
-			return work.run(deadline);
+			return work.run(call.deadline());
 		}
 		catch (RuntimeException ex) {
 			throw ex;
 		}
 		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new LeaderElectionException("Interrupted while trying to " + action, ex);
+			throw call.interrupted(ex);
 		}
 		catch (Exception ex) {
-			throw new LeaderElectionException(
-					"Could not " + action + " in ZooKeeper under " + this.basePath + ": " + ex.getMessage(), ex);
+			throw call.failed(ex);
 		}
 	}
 

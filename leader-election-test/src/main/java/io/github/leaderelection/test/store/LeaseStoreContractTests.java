@@ -64,6 +64,14 @@ public abstract class LeaseStoreContractTests {
 	 */
 	private static final int MANY = 300;
 
+	/**
+	 * The timeout of a call of {@link #MANY} groups: what a batch returns is the
+	 * contract, not how fast (a store that takes the groups one after another, as the
+	 * ZooKeeper store does, needs about 5 s for them on a busy machine; the benchmarks
+	 * measure speed).
+	 */
+	private static final Duration MANY_TIMEOUT = Duration.ofSeconds(60);
+
 	private LeaseStore store;
 
 	/**
@@ -255,7 +263,7 @@ public abstract class LeaseStoreContractTests {
 		Lease held = acquire(this.store, groups.get(MANY / 3), "b", LIVE).orElseThrow();
 		Lease released = acquire(this.store, groups.get(2 * MANY / 3), "b", LIVE).orElseThrow();
 		this.store.release(released, TIMEOUT);
-		Map<String, Lease> taken = createStore().tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+		Map<String, Lease> taken = createStore().tryAcquireAll(groups, "a", LIVE, MANY_TIMEOUT);
 		List<String> free = new ArrayList<>(groups);
 		free.remove(held.group());
 		assertThat(taken).containsOnlyKeys(free);
@@ -373,10 +381,10 @@ public abstract class LeaseStoreContractTests {
 		this.store.release(stale, TIMEOUT);
 		List<String> renewable = new ArrayList<>(groups);
 		renewable.remove(stale.group());
-		assertThat(this.store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(renewable);
+		assertThat(this.store.renewAll(leases, RENEWED, MANY_TIMEOUT)).containsExactlyInAnyOrderElementsOf(renewable);
 		List<String> withUnknown = new ArrayList<>(groups);
 		withUnknown.add(newGroup());
-		Map<String, Lease> read = createStore().readAll(withUnknown, TIMEOUT);
+		Map<String, Lease> read = createStore().readAll(withUnknown, MANY_TIMEOUT);
 		assertThat(read).containsOnlyKeys(groups);
 		for (Lease lease : leases) {
 			Lease current = read.get(lease.group());

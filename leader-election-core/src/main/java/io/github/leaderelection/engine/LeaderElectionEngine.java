@@ -10,14 +10,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
@@ -94,7 +90,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 				: Objects.requireNonNull(this.ownThreads);
 		// Threads only while there is something to deliver: events are rare.
 		this.notifierExecutor = new ThreadPoolExecutor(builder.eventThreads, builder.eventThreads, 10, TimeUnit.SECONDS,
-				new LinkedBlockingQueue<>(), threads("leader-election-events"));
+				new LinkedBlockingQueue<>(), OwnThreads.named("leader-election-events"));
 		this.notifierExecutor.allowCoreThreadTimeOut(true);
 		this.notifier = new Notifier(this.notifierExecutor);
 		builder.listeners.forEach(this.notifier::addListener);
@@ -353,50 +349,6 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	/** The listeners' deliveries, for tests that await them. */
 	Notifier notifier() {
 		return this.notifier;
-	}
-
-	/** The engine's own timer and store threads: the default scheduler. */
-	private static final class OwnThreads implements ElectionScheduler {
-
-		final ScheduledThreadPoolExecutor timer;
-
-		final StoreThreads store;
-
-		OwnThreads(int storeThreads) {
-			this.timer = new ScheduledThreadPoolExecutor(1, threads("leader-election-timer"));
-			this.timer.setRemoveOnCancelPolicy(true);
-			this.store = new StoreThreads(storeThreads, threads("leader-election-store"));
-		}
-
-		@Override
-		public long nanoTime() {
-			return System.nanoTime();
-		}
-
-		@Override
-		public Future<?> schedule(Runnable task, long delayNanos) {
-			return this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-		}
-
-		@Override
-		public void execute(Runnable task) {
-			this.store.execute(task);
-		}
-
-		@Override
-		public void executeFirst(Runnable task) {
-			this.store.executeFirst(task);
-		}
-
-	}
-
-	private static ThreadFactory threads(String prefix) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
 	}
 
 	/**

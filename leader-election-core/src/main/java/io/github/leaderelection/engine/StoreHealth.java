@@ -14,8 +14,7 @@ import org.slf4j.LoggerFactory;
  */
 final class StoreHealth {
 
-	/** The elections' log category, which the troubleshooting page names. */
-	private static final Logger logger = LoggerFactory.getLogger(GroupElector.class);
+	private static final Logger logger = LoggerFactory.getLogger(StoreHealth.class);
 
 	private final String group;
 

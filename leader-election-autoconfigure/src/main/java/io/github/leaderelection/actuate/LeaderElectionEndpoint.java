@@ -21,6 +21,7 @@ import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.LeaderInfo;
+import io.github.leaderelection.engine.GroupPhase;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
@@ -328,8 +329,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 		GroupState state = GroupState.of(election, this.registry);
 		LeaderInfo leader = state.leader().orElse(null);
 		Observed since = this.observed.get(election.group());
-		return new GroupDescriptor(state.role(), election.candidateId(), (leader != null) ? leader.candidateId() : null,
-				(leader != null) ? leader.term() : null,
+		return new GroupDescriptor(state.role(), state.phaseName(), election.candidateId(),
+				(leader != null) ? leader.candidateId() : null, (leader != null) ? leader.term() : null,
 				(since != null && since.leader().equals(leader)) ? since.at().toString() : null, state.backend(),
 				state.leaseRemaining().map(GroupState::format).orElse(null), state.consecutiveFailures(),
 				!state.storeUnreachable(), state.sinceStoreAnswered().map(GroupState::format).orElse(null),
@@ -404,6 +405,9 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 	 * One group's election as this instance sees it.
 	 *
 	 * @param role {@code LEADER} or {@code FOLLOWER}: this instance's role
+	 * @param phase where the group's election stands on this instance, such as
+	 * {@code staying-out} (see {@link GroupPhase}); absent for a registry of the
+	 * application's own
 	 * @param candidateId this instance's candidate id
 	 * @param leader the leader's candidate id as last observed, {@code null} when unknown
 	 * @param term the leader's term, {@code null} when unknown
@@ -423,7 +427,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 	 * @param history the group's last transitions as this instance saw them (at most
 	 * {@value LeadershipHistory#DEFAULT_SIZE}), oldest first
 	 */
-	public record GroupDescriptor(String role, String candidateId, @JsonInclude(Include.ALWAYS) @Nullable String leader,
+	public record GroupDescriptor(String role, @JsonInclude(Include.NON_NULL) @Nullable String phase,
+			String candidateId, @JsonInclude(Include.ALWAYS) @Nullable String leader,
 			@JsonInclude(Include.ALWAYS) @Nullable Long term, @Nullable String leaderSince, String backend,
 			@Nullable String leaseRemaining, int consecutiveFailures, boolean storeReachable, @Nullable String viewAge,
 			@Nullable List<String> participants, @JsonInclude(Include.NON_NULL) @Nullable Boolean participantsCurrent,

@@ -53,6 +53,7 @@ class LeaderElectionEndpointTests {
 		assertThat(endpoint.groups().groups()).containsOnlyKeys("billing", "orders");
 		GroupDescriptor descriptor = endpoint.groups().groups().get("orders");
 		assertThat(descriptor.role()).isEqualTo("LEADER");
+		assertThat(descriptor.phase()).isEqualTo("leading");
 		assertThat(descriptor.candidateId()).isEqualTo("first");
 		assertThat(descriptor.leader()).isEqualTo("first");
 		assertThat(descriptor.term()).isEqualTo(orders.leadership().orElseThrow().term());
@@ -72,6 +73,7 @@ class LeaderElectionEndpointTests {
 		GroupDescriptor descriptor = new LeaderElectionEndpoint(second, null).group("orders");
 		assertThat(descriptor).isNotNull();
 		assertThat(descriptor.role()).isEqualTo("FOLLOWER");
+		assertThat(descriptor.phase()).isEqualTo("following");
 		assertThat(descriptor.candidateId()).isEqualTo("second");
 		assertThat(descriptor.leader()).isEqualTo("first");
 		assertThat(descriptor.term()).isEqualTo(first.find("orders").orElseThrow().leadership().orElseThrow().term());

@@ -22,10 +22,11 @@ import org.jspecify.annotations.Nullable;
  * @param backend the store's backend name
  * @param conflict why this instance does not compete for the group, such as another live
  * process with the same candidate id; empty while it competes
+ * @param phase where the group's election stands on this instance
  */
 public record ElectionStatus(String group, String candidateId, boolean leader, Optional<LeaderInfo> currentLeader,
 		Optional<Duration> beliefRemaining, Optional<Duration> sinceStoreAnswered, int consecutiveFailures,
-		String backend, Optional<String> conflict) {
+		String backend, Optional<String> conflict, GroupPhase phase) {
 
 	/**
 	 * Whether the election cannot work from here: the store has not answered for longer

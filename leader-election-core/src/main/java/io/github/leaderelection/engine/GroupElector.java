@@ -1256,7 +1256,31 @@ final class GroupElector implements LeaderElection {
 		return new ElectionStatus(this.group, this.candidateId, beliefRemaining.isPresent(),
 				Optional.ofNullable(this.observed), beliefRemaining, this.health.sinceAnswered(now),
 				this.health.consecutiveFailures(), this.store.backend(),
-				Optional.ofNullable(this.duplicateId.conflict()));
+				Optional.ofNullable(this.duplicateId.conflict()), phase(now));
+	}
+
+	/** Where this group's election stands at the given instant. Guarded by this. */
+	private GroupPhase phase(long now) {
+		if (this.stopped) {
+			return GroupPhase.STOPPED;
+		}
+		if (!this.started) {
+			return GroupPhase.NOT_STARTED;
+		}
+		if (this.releasing != null) {
+			return GroupPhase.RELEASING;
+		}
+		Belief current = this.belief;
+		if (current != null) {
+			return current.isHeldAt(now) ? GroupPhase.LEADING : GroupPhase.LOSING;
+		}
+		if (this.held != null) {
+			return GroupPhase.PENDING;
+		}
+		if (this.duplicateId.conflict() != null) {
+			return GroupPhase.STANDING_ASIDE;
+		}
+		return (this.stayOut.remaining(now) > 0) ? GroupPhase.STAYING_OUT : GroupPhase.FOLLOWING;
 	}
 
 	/** Time since this elector started competing, or null before it started. */

@@ -91,7 +91,7 @@ final class GroupMachine {
 	 */
 	private Step acquired(GroupState state, Event.Acquired acquired) {
 		Lease lease = acquired.lease();
-		if (state instanceof Stopped) {
+		if (state instanceof Stopped || state instanceof NotStarted) {
 			return Step.stay(state, Next.ROUND, new Effect.Release(lease));
 		}
 		// A belief still on (which no acquisition should meet) ends before the new one.
@@ -405,7 +405,7 @@ final class GroupMachine {
 		record AnsweredTooLate(Lease lease, long tookNanos) implements Effect {
 		}
 
-		/** Release this lease now (taken after the elector stopped). */
+		/** Release this lease now: taken by an elector that is not competing. */
 		record Release(Lease lease) implements Effect {
 		}
 

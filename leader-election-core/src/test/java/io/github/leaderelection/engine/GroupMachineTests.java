@@ -1,11 +1,16 @@
 package io.github.leaderelection.engine;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.github.leaderelection.Leadership;
@@ -96,8 +101,8 @@ class GroupMachineTests {
 				new Effect.Granted(leadership(3))));
 		rows.add(row(PENDING, acquired(OURS, 0, 5), new Leading(OURS, belief(1, RENEW_DEADLINE, 5)), Next.ROUND,
 				granted(1)));
-		rows.add(row(GroupState.NOT_STARTED, acquired(OURS, 0, 5), new Leading(OURS, belief(1, RENEW_DEADLINE, 5)),
-				Next.ROUND, granted(1)));
+		rows.add(row(GroupState.NOT_STARTED, acquired(OURS, 0, 5), GroupState.NOT_STARTED, Next.ROUND,
+				new Effect.Release(OURS)));
 		rows.add(row(STOPPED, acquired(OURS, 0, 5), STOPPED, Next.ROUND, new Effect.Release(OURS)));
 		rows.add(row(STOPPED_HOLDING, acquired(OURS, 0, 5), STOPPED_HOLDING, Next.ROUND, new Effect.Release(OURS)));
 
@@ -229,6 +234,27 @@ class GroupMachineTests {
 		assertThat(LEADING.phase(10_000)).isEqualTo(GroupPhase.LOSING);
 		assertThat(Arrays.stream(GroupState.class.getPermittedSubclasses()).map(GroupMachineTests::name))
 			.containsExactlyInAnyOrder("NotStarted", "Following", "Pending", "Leading", "Lost", "Releasing", "Stopped");
+	}
+
+	@Test
+	void theStateDiagramInContributingDrawsEveryTransitionOfTheTable() throws IOException {
+		String contributing = Files.readString(GroupPhaseTests.contributing());
+		int start = contributing.indexOf("```mermaid\nstateDiagram-v2\n    [*] --> NotStarted");
+		assertThat(start).as("the diagram of GroupState in CONTRIBUTING.md").isNotNegative();
+		String diagram = contributing.substring(start, contributing.indexOf("```", start + 3));
+		Set<String> drawn = new TreeSet<>();
+		Matcher arrows = Pattern.compile("(\\w+) --> (\\w+): (\\w+)").matcher(diagram);
+		while (arrows.find()) {
+			drawn.add(arrows.group(1) + " --> " + arrows.group(2) + ": " + arrows.group(3));
+		}
+		Set<String> changes = new TreeSet<>();
+		for (Row row : table()) {
+			if (!row.expectedState().equals(row.state())) {
+				changes.add(name(row.state().getClass()) + " --> " + name(row.expectedState().getClass()) + ": "
+						+ name(row.event().getClass()));
+			}
+		}
+		assertThat(drawn).as("drawn: %n    %s%n", String.join("\n    ", changes)).isEqualTo(changes);
 	}
 
 	private static String name(Class<?> type) {

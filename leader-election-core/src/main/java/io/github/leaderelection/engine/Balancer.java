@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * Balancing assumes that the live candidates joined the same groups: it counts the groups
  * this node joined.
  */
-final class Balancer implements GroupElector.Balancing {
+final class Balancer implements GroupCalls.Balancing {
 
 	private static final Logger logger = LoggerFactory.getLogger(Balancer.class);
 

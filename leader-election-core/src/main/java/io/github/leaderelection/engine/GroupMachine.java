@@ -76,6 +76,10 @@ final class GroupMachine {
 		if (event instanceof Event.Stop) {
 			return stop(state);
 		}
+		if (event instanceof Event.Leave) {
+			return (state instanceof Stopped stopped && stopped.lease() != null)
+					? Step.to(new Stopped(null), Next.ROUND, new Effect.Release(stopped.lease())) : Step.stay(state);
+		}
 		if (event instanceof Event.Released released) {
 			return released(state, released.lease());
 		}
@@ -376,6 +380,10 @@ final class GroupMachine {
 		record Stop() implements Event {
 		}
 
+		/** The stopped elector leaves the group: a lease it still holds is released. */
+		record Leave() implements Event {
+		}
+
 		/** The store released the lease. */
 		record Released(Lease lease) implements Event {
 		}
@@ -405,7 +413,7 @@ final class GroupMachine {
 		record AnsweredTooLate(Lease lease, long tookNanos) implements Effect {
 		}
 
-		/** Release this lease now: taken by an elector that is not competing. */
+		/** Release this lease now: one an elector that is not competing holds. */
 		record Release(Lease lease) implements Effect {
 		}
 
@@ -438,8 +446,8 @@ final class GroupMachine {
 	/** A transition's result. */
 	record Step(GroupState state, Next next, List<Effect> effects) {
 
-		static Step to(GroupState state, Next next) {
-			return new Step(state, next, List.of());
+		static Step to(GroupState state, Next next, Effect... effects) {
+			return new Step(state, next, List.of(effects));
 		}
 
 		static Step stay(GroupState state) {

@@ -3,16 +3,17 @@ package io.github.leaderelection.engine;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
+import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A candidate's place in one group in the store, apart from the lease: joining (a store
- * may queue candidates), watching for changes, queueing again after a hand-over, leaving.
- * None of it is needed for safety: a store retries a join on its own, and polling stands
- * in for a watch.
+ * A candidate's place in one group in the store, apart from the election's own steps:
+ * joining (a store may queue candidates), watching for changes, queueing again after a
+ * hand-over, leaving (and releasing a lease still held then). None of it is needed for
+ * safety: a store retries a join on its own, and polling stands in for a watch.
  */
 final class GroupMembership {
 
@@ -151,6 +152,22 @@ final class GroupMembership {
 		catch (Exception ex) {
 			logger.debug("Could not queue again at the end of group '{}' after handing it over; the store retries",
 					this.group, ex);
+		}
+	}
+
+	/**
+	 * Releases a lease outside the election's steps: when leaving, or one taken as the
+	 * elector stopped. A failure only costs time: another candidate takes over when the
+	 * lease expires.
+	 */
+	void release(Lease lease) {
+		try {
+			this.store.release(lease, this.callTimeout);
+			logger.debug("Released the lease of group '{}' (term {})", this.group, lease.term());
+		}
+		catch (Exception ex) {
+			logger.warn("Could not release the lease of group '{}' (term {}); another candidate takes over when it "
+					+ "expires", this.group, lease.term(), ex);
 		}
 	}
 

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * that nodes do not hit the store together. A round that is still on its way when the
  * next is due is not doubled: the next round of its kind is skipped.
  */
-final class NodeRounds implements GroupElector.Rounds {
+final class NodeRounds implements GroupSteps.Rounds {
 
 	private static final Logger logger = LoggerFactory.getLogger(NodeRounds.class);
 
@@ -138,9 +138,9 @@ final class NodeRounds implements GroupElector.Rounds {
 
 	private void renewAll() {
 		long start = this.runtime.nanoTime();
-		List<GroupElector.RoundRenewal> renewals = new ArrayList<>();
+		List<GroupSteps.RoundRenewal> renewals = new ArrayList<>();
 		for (GroupElector elector : this.electors.get()) {
-			GroupElector.RoundRenewal renewal = elector.renewalForRound(start);
+			GroupSteps.RoundRenewal renewal = elector.steps().renewalForRound(start);
 			if (renewal != null) {
 				renewals.add(renewal);
 			}
@@ -150,14 +150,14 @@ final class NodeRounds implements GroupElector.Rounds {
 		}
 		Set<String> renewed;
 		try {
-			renewed = renewBatch(renewals.stream().map(GroupElector.RoundRenewal::lease).toList());
+			renewed = renewBatch(renewals.stream().map(GroupSteps.RoundRenewal::lease).toList());
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
-			eachOnItsOwn(renewals, (renewal) -> renewal.elector().roundFailed(ex));
+			eachOnItsOwn(renewals, (renewal) -> renewal.steps().roundFailed(ex));
 			return;
 		}
-		List<GroupElector.RoundRenewal> refused = new ArrayList<>();
+		List<GroupSteps.RoundRenewal> refused = new ArrayList<>();
 		eachOnItsOwn(renewals, (renewal) -> {
 			if (renewed.contains(renewal.lease().group())) {
 				renewal.renewed();
@@ -228,7 +228,7 @@ final class NodeRounds implements GroupElector.Rounds {
 	private void readAndAcquire(Collection<GroupElector> electors) {
 		List<GroupElector> followers = new ArrayList<>();
 		for (GroupElector elector : electors) {
-			if (elector.followsInRound()) {
+			if (elector.steps().followsInRound()) {
 				followers.add(elector);
 			}
 		}
@@ -241,12 +241,12 @@ final class NodeRounds implements GroupElector.Rounds {
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
-			eachOnItsOwn(followers, (elector) -> elector.roundFailed(ex));
+			eachOnItsOwn(followers, (elector) -> elector.steps().roundFailed(ex));
 			return;
 		}
 		List<GroupElector> taking = new ArrayList<>();
 		eachOnItsOwn(followers, (elector) -> {
-			if (elector.readInRound(leases.get(elector.group()))) {
+			if (elector.steps().readInRound(leases.get(elector.group()))) {
 				taking.add(elector);
 			}
 		});
@@ -256,7 +256,7 @@ final class NodeRounds implements GroupElector.Rounds {
 	private void acquireAll(List<GroupElector> candidates) {
 		List<GroupElector> taking = new ArrayList<>();
 		for (GroupElector elector : candidates) {
-			if (elector.claimForRoundAcquire()) {
+			if (elector.steps().claimForRoundAcquire()) {
 				taking.add(elector);
 			}
 		}
@@ -270,7 +270,7 @@ final class NodeRounds implements GroupElector.Rounds {
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
-			eachOnItsOwn(taking, (elector) -> elector.acquireFailedInRound(ex));
+			eachOnItsOwn(taking, (elector) -> elector.steps().acquireFailedInRound(ex));
 			return;
 		}
 		long end = this.runtime.nanoTime();
@@ -285,7 +285,7 @@ final class NodeRounds implements GroupElector.Rounds {
 				&& end - start >= this.timing.storeCallTimeout().toNanos() * 3 / 4;
 		eachOnItsOwn(taking, (elector) -> {
 			Lease lease = taken.get(elector.group());
-			elector.acquiredInRound(lease, start, end);
+			elector.steps().acquiredInRound(lease, start, end);
 			if (lease == null && cutShort) {
 				elector.requestAttempt();
 			}

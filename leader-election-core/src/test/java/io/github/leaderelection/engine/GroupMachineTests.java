@@ -169,6 +169,11 @@ class GroupMachineTests {
 		rows.add(row(FOLLOWING, new Event.Stop(), STOPPED, Next.ROUND));
 		rows.add(row(GroupState.NOT_STARTED, new Event.Stop(), STOPPED, Next.ROUND));
 
+		// Leaving once stopped: a lease still held is released
+		rows.add(row(STOPPED_HOLDING, new Event.Leave(), STOPPED, Next.ROUND, new Effect.Release(OURS)));
+		Stream.of(GroupState.NOT_STARTED, FOLLOWING, LEADING, PENDING, LOST, RELEASING, STOPPED)
+			.forEach((state) -> rows.add(row(state, new Event.Leave(), state, Next.ROUND)));
+
 		// A failed call: a leader retries at once, then four times a period; a lease to
 		// release or wait out a period later; a follower in the next round
 		rows.add(row(LEADING, new Event.Failed(1), LEADING, Next.NOW));

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
@@ -16,6 +15,7 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.github.leaderelection.LeaderElectionException;
+import io.github.leaderelection.spi.KeyedLocks;
 
 /**
  * The list of live candidates that balancing reads: a key per candidate,
@@ -39,11 +39,8 @@ final class EtcdCandidates {
 
 	private final ByteSequence listKey;
 
-	/**
-	 * The etcd lease behind each candidate this store announced. An entry is never
-	 * removed, only emptied, so that calls for one candidate always take the same lock.
-	 */
-	private final Map<String, Announced> announced = new ConcurrentHashMap<>();
+	/** The etcd lease behind each candidate this store announced. */
+	private final KeyedLocks<Announced> announced = new KeyedLocks<>(Announced::new);
 
 	EtcdCandidates(KV kv, EtcdLeases leases, String namespace) {
 		this.kv = kv;
@@ -66,8 +63,7 @@ final class EtcdCandidates {
 	Map<String, Integer> keepAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
 		EtcdCall call = EtcdCall.ofCandidate("keep alive", candidateId, timeout);
 		long seconds = EtcdLeaseStore.ttlSeconds(ttl);
-		Announced candidate = this.announced.computeIfAbsent(candidateId, (id) -> new Announced());
-		synchronized (candidate) {
+		return this.announced.withLock(candidateId, (candidate) -> {
 			// A lease of another TTL is replaced, and revoked once the key has left it.
 			long replaced = (candidate.ttlSeconds != seconds) ? candidate.leaseId : 0;
 			GetResponse list = null;
@@ -99,7 +95,7 @@ final class EtcdCandidates {
 			}
 			this.leases.revokeQuietly(replaced);
 			return candidates(list);
-		}
+		});
 	}
 
 	/**
@@ -109,17 +105,14 @@ final class EtcdCandidates {
 	 */
 	void remove(String candidateId, Duration timeout) {
 		EtcdCall call = EtcdCall.ofCandidate("remove", candidateId, timeout);
-		Announced candidate = this.announced.get(candidateId);
-		if (candidate != null) {
-			synchronized (candidate) {
-				long leaseId = candidate.leaseId;
-				candidate.leaseId = 0;
-				if (leaseId != 0 && call.await(this.leases.revoke(leaseId))) {
-					return;
-				}
-			}
+		boolean revoked = this.announced.withLockIfUsed(candidateId, (candidate) -> {
+			long leaseId = candidate.leaseId;
+			candidate.leaseId = 0;
+			return leaseId != 0 && call.await(this.leases.revoke(leaseId));
+		}).orElse(false);
+		if (!revoked) {
+			call.await(this.kv.delete(key(candidateId)));
 		}
-		call.await(this.kv.delete(key(candidateId)));
 	}
 
 	private boolean hasEntry(GetResponse list, String candidateId, int weight, long leaseId) {

@@ -40,6 +40,7 @@ import io.github.leaderelection.etcd.NodeLeases.NodeLease;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.spi.SeenTerms;
+import io.github.leaderelection.spi.StoreNames;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -144,19 +145,10 @@ public class EtcdLeaseStore implements LeaseStore {
 	 */
 	public EtcdLeaseStore(Client client, String namespace) {
 		this.client = Objects.requireNonNull(client, "client");
-		this.namespace = requireValidNamespace(namespace);
+		this.namespace = StoreNames.requireMatching("etcd namespace", namespace, NAMESPACE, NAMESPACE_MAX_LENGTH);
 		this.leases = new EtcdLeases(client);
 		this.nodeLeases = new NodeLeases(this.leases);
 		this.candidates = new EtcdCandidates(client.getKVClient(), this.leases, this.namespace);
-	}
-
-	private static String requireValidNamespace(String namespace) {
-		Objects.requireNonNull(namespace, "namespace");
-		if (namespace.length() > NAMESPACE_MAX_LENGTH || !NAMESPACE.matcher(namespace).matches()) {
-			throw new IllegalArgumentException("Invalid etcd namespace '" + namespace + "': it must match "
-					+ NAMESPACE_PATTERN + " and have at most " + NAMESPACE_MAX_LENGTH + " characters");
-		}
-		return namespace;
 	}
 
 	/**

@@ -6,12 +6,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.leaderelection.spi.WatcherRegistry;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -67,7 +65,10 @@ final class PostgresNotifications implements AutoCloseable {
 	 */
 	private final String listen;
 
-	private final Map<String, List<Watch>> watches = new ConcurrentHashMap<>();
+	/**
+	 * Added and closed under the monitor, so that the last one closed stops the listener.
+	 */
+	private final WatcherRegistry watchers = new WatcherRegistry();
 
 	private final Object monitor = new Object();
 
@@ -100,12 +101,12 @@ final class PostgresNotifications implements AutoCloseable {
 	 * announced.
 	 */
 	AutoCloseable watch(String group, Runnable onChange) {
-		Watch watch = new Watch(group, onChange);
 		synchronized (this.monitor) {
 			if (this.closed) {
-				return watch;
+				return () -> {
+				};
 			}
-			this.watches.computeIfAbsent(group, (key) -> new CopyOnWriteArrayList<>()).add(watch);
+			AutoCloseable watch = this.watchers.add(group, onChange, this::stopListener);
 			if (this.listener == null) {
 				Thread thread = new Thread(new Listener(), THREAD_NAME);
 				thread.setDaemon(true);
@@ -113,8 +114,12 @@ final class PostgresNotifications implements AutoCloseable {
 				this.running.add(thread);
 				thread.start();
 			}
+			return () -> {
+				synchronized (this.monitor) {
+					watch.close();
+				}
+			};
 		}
-		return watch;
 	}
 
 	/**
@@ -158,17 +163,6 @@ final class PostgresNotifications implements AutoCloseable {
 			this.closed = true;
 			if (this.listener == Thread.currentThread()) {
 				this.listener = null;
-			}
-		}
-	}
-
-	private void notifyWatchers(String group) {
-		for (Watch watch : this.watches.getOrDefault(group, List.of())) {
-			try {
-				watch.onChange.run();
-			}
-			catch (RuntimeException ex) {
-				logger.debug("A watcher of group '{}' failed", group, ex);
 			}
 		}
 	}
@@ -281,13 +275,13 @@ final class PostgresNotifications implements AutoCloseable {
 			// Changes made while nobody listened (before the first LISTEN, or during an
 			// outage) were
 			// announced to nobody: every watcher looks once.
-			PostgresNotifications.this.watches.keySet().forEach(PostgresNotifications.this::notifyWatchers);
+			PostgresNotifications.this.watchers.notifyEveryGroup();
 		}
 
 		private void deliver(PGNotification[] received) {
 			for (PGNotification notification : received) {
 				if (PostgresNotifications.this.channel.equals(notification.getName())) {
-					notifyWatchers(notification.getParameter());
+					PostgresNotifications.this.watchers.notifyGroup(notification.getParameter());
 				}
 			}
 		}
@@ -340,33 +334,6 @@ final class PostgresNotifications implements AutoCloseable {
 						Thread.currentThread().interrupt();
 						stopListener();
 						return;
-					}
-				}
-			}
-		}
-
-	}
-
-	/** One watch of one group, until closed; the last one closed stops the listener. */
-	private final class Watch implements AutoCloseable {
-
-		final String group;
-
-		final Runnable onChange;
-
-		Watch(String group, Runnable onChange) {
-			this.group = group;
-			this.onChange = onChange;
-		}
-
-		@Override
-		public void close() {
-			synchronized (PostgresNotifications.this.monitor) {
-				List<Watch> ofGroup = PostgresNotifications.this.watches.get(this.group);
-				if (ofGroup != null && ofGroup.remove(this) && ofGroup.isEmpty()) {
-					PostgresNotifications.this.watches.remove(this.group);
-					if (PostgresNotifications.this.watches.isEmpty()) {
-						stopListener();
 					}
 				}
 			}

@@ -6,6 +6,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import io.github.leaderelection.spi.StoreNames;
+
 /**
  * The check that makes a configured table name safe to put into SQL text, and the names
  * derived from a checked one.
@@ -61,13 +63,13 @@ final class TableName {
 		String[] parts = name.split("\\.", -1);
 		if (parts.length > 2 || !PART.matcher(parts[0]).matches()
 				|| (parts.length == 2 && !PART.matcher(parts[1]).matches())) {
-			throw new IllegalArgumentException("Invalid table name '" + name + "': it must match " + PATTERN
-					+ ", or be schema.table with each part matching it");
+			throw StoreNames.invalid("table name", name,
+					"it must match " + PATTERN + ", or be schema.table with each part matching it");
 		}
 		for (String part : parts) {
 			if (RESERVED_EVERYWHERE.contains(part.toLowerCase(Locale.ROOT))) {
-				throw new IllegalArgumentException("Invalid table name '" + name + "': '" + part
-						+ "' is a reserved word in SQL, which the database refuses as a name");
+				throw StoreNames.invalid("table name", name,
+						"'" + part + "' is a reserved word in SQL, which the database refuses as a name");
 			}
 		}
 		return name;

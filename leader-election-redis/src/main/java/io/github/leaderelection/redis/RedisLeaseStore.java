@@ -22,6 +22,7 @@ import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.spi.SeenTerms;
+import io.github.leaderelection.spi.StoreNames;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -120,7 +121,7 @@ public class RedisLeaseStore implements LeaseStore {
 			throw new IllegalArgumentException("The Redis lease store needs a LettuceConnectionFactory (Lettuce), not "
 					+ connectionFactory.getClass().getName());
 		}
-		this.keyPrefix = requireValidPrefix(keyPrefix);
+		this.keyPrefix = StoreNames.requireMatching("Redis key prefix", keyPrefix, KEY_PREFIX, KEY_PREFIX_MAX_LENGTH);
 		if (replicaAcks < 0) {
 			throw new IllegalArgumentException("replicaAcks must not be negative but is " + replicaAcks);
 		}
@@ -132,15 +133,6 @@ public class RedisLeaseStore implements LeaseStore {
 		this.waitsForReplicas = replicaAcks > 0;
 		this.calls = new LeaseCalls(lettuce, replicaAcks, replicaAckTimeout);
 		this.events = new LeaseEvents(connectionFactory);
-	}
-
-	private static String requireValidPrefix(String keyPrefix) {
-		Objects.requireNonNull(keyPrefix, "keyPrefix");
-		if (keyPrefix.length() > KEY_PREFIX_MAX_LENGTH || !KEY_PREFIX.matcher(keyPrefix).matches()) {
-			throw new IllegalArgumentException("Invalid Redis key prefix '" + keyPrefix + "': it must match "
-					+ KEY_PREFIX_PATTERN + " and have at most " + KEY_PREFIX_MAX_LENGTH + " characters");
-		}
-		return keyPrefix;
 	}
 
 	@Override

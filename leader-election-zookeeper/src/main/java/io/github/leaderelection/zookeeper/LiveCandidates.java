@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.leaderelection.spi.KeyedLocks;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -57,11 +57,8 @@ final class LiveCandidates {
 
 	private final GroupPaths paths;
 
-	/**
-	 * What this store created for each candidate it announced. An entry is never removed,
-	 * only emptied, so that calls for one candidate always take the same lock.
-	 */
-	private final Map<String, Announced> announced = new ConcurrentHashMap<>();
+	/** What this store created for each candidate it announced. */
+	private final KeyedLocks<Announced> announced = new KeyedLocks<>(Announced::new);
 
 	LiveCandidates(CuratorCalls zookeeper, GroupPaths paths) {
 		this.zookeeper = zookeeper;
@@ -76,8 +73,7 @@ final class LiveCandidates {
 	 */
 	Map<String, Integer> keepAlive(String candidateId, int weight, long deadline) throws Exception {
 		String name = nodeName(candidateId, weight);
-		Announced candidate = this.announced.computeIfAbsent(candidateId, (id) -> new Announced());
-		synchronized (candidate) {
+		return this.announced.withLock(candidateId, (candidate) -> {
 			long session = sessionId();
 			if (!candidate.holds(name, session)) {
 				announce(candidate, candidateId, name, session, deadline);
@@ -89,7 +85,7 @@ final class LiveCandidates {
 				children.add(name);
 			}
 			return candidates(children, candidateId, weight, name);
-		}
+		});
 	}
 
 	/**
@@ -98,11 +94,7 @@ final class LiveCandidates {
 	 * belongs to another session (a twin) and stays.
 	 */
 	void remove(String candidateId, long deadline) throws Exception {
-		Announced candidate = this.announced.get(candidateId);
-		if (candidate == null) {
-			return;
-		}
-		synchronized (candidate) {
+		this.announced.withLockIfUsed(candidateId, (candidate) -> {
 			List<String> nodes = new ArrayList<>();
 			if (candidate.session == sessionId()) {
 				for (String node : new String[] { candidate.node, candidate.pending }) {
@@ -117,7 +109,8 @@ final class LiveCandidates {
 			for (String node : nodes) {
 				this.zookeeper.deleteNode(this.paths.candidate(node), deadline);
 			}
-		}
+			return nodes;
+		});
 	}
 
 	/**

@@ -13,7 +13,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
@@ -22,6 +21,8 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.spi.SeenTerms;
 import io.github.leaderelection.spi.StoreCall;
+import io.github.leaderelection.spi.StoreNames;
+import io.github.leaderelection.spi.WatcherRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -125,7 +126,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	/** This store's candidates, by group and candidate id. */
 	private final Map<String, Map<String, QueueMember>> members = new ConcurrentHashMap<>();
 
-	private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
+	private final WatcherRegistry watchers = new WatcherRegistry();
 
 	/**
 	 * The terms seen granted: finding a group never granted, or granted in a lower term,
@@ -172,13 +173,9 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	}
 
 	static String requireValidBasePath(String basePath) {
-		Objects.requireNonNull(basePath, "basePath");
-		if (!BASE_PATH.matcher(basePath).matches()) {
-			throw new IllegalArgumentException(
-					"Invalid base path '" + basePath + "': it must match " + BASE_PATH_PATTERN);
-		}
+		StoreNames.requireMatching("base path", basePath, BASE_PATH);
 		if (basePath.equals("/zookeeper") || basePath.startsWith("/zookeeper/")) {
-			throw new IllegalArgumentException("Invalid base path '" + basePath + "': /zookeeper is ZooKeeper's own");
+			throw StoreNames.invalid("base path", basePath, "/zookeeper is ZooKeeper's own");
 		}
 		return basePath;
 	}
@@ -273,8 +270,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			member.term = 0;
 			armWatch(member, view);
 			if (joined) {
-				notifyWatchers(member.group); // queued now: let the elector read the
-												// truth at once
+				// Queued now: let the elector read the truth at once.
+				this.watchers.notifyGroup(member.group);
 			}
 			return Optional.empty();
 		}
@@ -585,9 +582,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 	 */
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {
-		List<Runnable> groupWatchers = this.watchers.computeIfAbsent(group, (key) -> new CopyOnWriteArrayList<>());
-		groupWatchers.add(onChange);
-		return () -> groupWatchers.remove(onChange);
+		return this.watchers.add(group, onChange);
 	}
 
 	/**
@@ -613,7 +608,8 @@ public class ZookeeperLeaseStore implements LeaseStore {
 					armWatch(member, view);
 				}
 			}
-			notifyWatchers(group); // queued now: let the elector read where it stands
+			// Queued now: let the elector read where it stands.
+			this.watchers.notifyGroup(group);
 			return null;
 		});
 	}
@@ -712,7 +708,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			// expired
 			// session are forgotten by stateChanged.
 			if (event.getType() != Watcher.Event.EventType.None && member.stopWatching(target)) {
-				notifyWatchers(member.group);
+				this.watchers.notifyGroup(member.group);
 			}
 		};
 		try {
@@ -721,23 +717,12 @@ public class ZookeeperLeaseStore implements LeaseStore {
 			this.zookeeper.watch(this.paths.node(member.group, target), watcher, (client, event) -> {
 				if (!CuratorCalls.isOk(event) && member.stopWatching(target)
 						&& event.getResultCode() == Code.NONODE.intValue()) {
-					notifyWatchers(member.group);
+					this.watchers.notifyGroup(member.group);
 				}
 			});
 		}
 		catch (Exception ex) {
 			member.stopWatching(target);
-		}
-	}
-
-	private void notifyWatchers(String group) {
-		for (Runnable onChange : this.watchers.getOrDefault(group, List.of())) {
-			try {
-				onChange.run();
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Watcher of group '{}' failed", group, ex);
-			}
 		}
 	}
 
@@ -751,7 +736,7 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		}
 		// Every elector re-evaluates at once: on SUSPENDED a leader stops now, not at its
 		// next renewal.
-		this.watchers.keySet().forEach(this::notifyWatchers);
+		this.watchers.notifyEveryGroup();
 	}
 
 	private boolean isConnected() {

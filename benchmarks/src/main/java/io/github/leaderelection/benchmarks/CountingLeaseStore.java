@@ -81,28 +81,28 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 	@Override
 	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
 			Duration timeout) {
-		return count("tryAcquireAll", () -> delegate().tryAcquireAll(groups, candidateId, leaseDuration, timeout));
+		return count("tryAcquireAll", () -> super.tryAcquireAll(groups, candidateId, leaseDuration, timeout));
 	}
 
 	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
-		return count("renewAll", () -> delegate().renewAll(leases, leaseDuration, timeout));
+		return count("renewAll", () -> super.renewAll(leases, leaseDuration, timeout));
 	}
 
 	@Override
 	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
-		return count("readAll", () -> delegate().readAll(groups, timeout));
+		return count("readAll", () -> super.readAll(groups, timeout));
 	}
 
 	@Override
 	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
-		return count("keepCandidateAlive", () -> delegate().keepCandidateAlive(candidateId, weight, ttl, timeout));
+		return count("keepCandidateAlive", () -> super.keepCandidateAlive(candidateId, weight, ttl, timeout));
 	}
 
 	@Override
 	public void removeCandidate(String candidateId, Duration timeout) {
 		count("removeCandidate", () -> {
-			delegate().removeCandidate(candidateId, timeout);
+			super.removeCandidate(candidateId, timeout);
 			return null;
 		});
 	}
@@ -118,7 +118,7 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
 		count("forceLeader", () -> {
-			delegate().forceLeader(group, candidateId, timeout);
+			super.forceLeader(group, candidateId, timeout);
 			return null;
 		});
 	}
@@ -126,7 +126,7 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 	@Override
 	public void clear(String group, Duration timeout) {
 		count("clear", () -> {
-			delegate().clear(group, timeout);
+			super.clear(group, timeout);
 			return null;
 		});
 	}

@@ -62,7 +62,7 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 		long entry = EventLog.now();
 		Map<String, Lease> taken;
 		try {
-			taken = delegate().tryAcquireAll(groups, candidateId, leaseDuration, timeout);
+			taken = super.tryAcquireAll(groups, candidateId, leaseDuration, timeout);
 		}
 		catch (RuntimeException ex) {
 			long exit = EventLog.now();
@@ -108,7 +108,7 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 		leases.forEach((lease) -> this.log.write("renew-start", entry, lease.term(), lease.group()));
 		Set<String> renewed;
 		try {
-			renewed = delegate().renewAll(leases, leaseDuration, timeout);
+			renewed = super.renewAll(leases, leaseDuration, timeout);
 		}
 		catch (RuntimeException ex) {
 			long exit = EventLog.now();

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.LeaderInfo;
+import io.github.leaderelection.spi.CandidateListStore;
 import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -22,11 +23,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>
  * Once per retry period the node keeps its entry on the store's list of live candidates
- * ({@link LeaseStore#keepCandidateAlive}), which answers with every live candidate. From
- * that list and the holders it already knows (it renews its own groups and reads the
- * others every period), every node draws the same plan: pinned groups go to their
- * preferred candidate, groups that are free go to the candidates furthest below their
- * share, and then, one group at a time, a candidate above its share gives one to a
+ * ({@link CandidateListStore#keepCandidateAlive}), which answers with every live
+ * candidate. From that list and the holders it already knows (it renews its own groups
+ * and reads the others every period), every node draws the same plan: pinned groups go to
+ * their preferred candidate, groups that are free go to the candidates furthest below
+ * their share, and then, one group at a time, a candidate above its share gives one to a
  * candidate below it, as long as that brings both closer. Each node carries out only its
  * own part: it hands over the groups the plan takes from it, by ending its leadership and
  * releasing the lease ({@link RevocationReason#REBALANCED}). Nothing moves while every
@@ -123,8 +124,12 @@ final class Balancer implements GroupCalls.Balancing {
 	 * that cannot would silently do nothing.
 	 */
 	void checkStore() {
+		if (!(this.store instanceof CandidateListStore)) {
+			throw new IllegalStateException("Balancing needs a store that lists live candidates, and the "
+					+ this.store.backend() + " store cannot");
+		}
 		try {
-			this.store.keepCandidateAlive(this.self, 0, this.runtime.timing().leaseDuration(),
+			candidates().keepCandidateAlive(this.self, 0, this.runtime.timing().leaseDuration(),
 					this.runtime.timing().storeCallTimeout());
 		}
 		catch (UnsupportedOperationException ex) {
@@ -204,10 +209,15 @@ final class Balancer implements GroupCalls.Balancing {
 		}
 	}
 
+	/** The store's list of live candidates, which {@link #checkStore()} made sure of. */
+	private CandidateListStore candidates() {
+		return (CandidateListStore) this.store;
+	}
+
 	/** Keeps this node on the list, with no share while it is not ready, and lists it. */
 	private Map<String, Integer> keepAlive(boolean ready) {
-		return this.store.keepCandidateAlive(this.self, ready ? this.weight : 0, this.runtime.timing().leaseDuration(),
-				this.runtime.timing().storeCallTimeout());
+		return candidates().keepCandidateAlive(this.self, ready ? this.weight : 0,
+				this.runtime.timing().leaseDuration(), this.runtime.timing().storeCallTimeout());
 	}
 
 	/**
@@ -319,7 +329,7 @@ final class Balancer implements GroupCalls.Balancing {
 		// groups back for it.
 		this.left = true;
 		try {
-			this.store.removeCandidate(this.self, this.runtime.timing().storeCallTimeout());
+			candidates().removeCandidate(this.self, this.runtime.timing().storeCallTimeout());
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not remove candidate '{}' from the {} store; its entry runs out on its own", this.self,

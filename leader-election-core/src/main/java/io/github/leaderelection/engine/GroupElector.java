@@ -19,6 +19,7 @@ import io.github.leaderelection.engine.GroupState.NotStarted;
 import io.github.leaderelection.engine.GroupState.Pending;
 import io.github.leaderelection.engine.GroupState.Releasing;
 import io.github.leaderelection.engine.GroupState.Stopped;
+import io.github.leaderelection.spi.AdminLeaseStore;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
@@ -161,7 +162,7 @@ final class GroupElector implements LeaderElection {
 			wasLeading = isLeader();
 			on(new Event.GiveUp(reason));
 		}
-		requestAttempt();
+		this.steps.requestAttempt();
 		return wasLeading;
 	}
 
@@ -169,7 +170,7 @@ final class GroupElector implements LeaderElection {
 	public void forceLeader(String targetCandidateId) {
 		Names.requireValid("candidate id", targetCandidateId);
 		callStore("force candidate '" + targetCandidateId + "' to lead", () -> {
-			this.store.forceLeader(this.group, targetCandidateId, this.callTimeout);
+			admin("force a leader").forceLeader(this.group, targetCandidateId, this.callTimeout);
 			return null;
 		});
 		if (!targetCandidateId.equals(this.candidateId)) {
@@ -177,19 +178,19 @@ final class GroupElector implements LeaderElection {
 				on(new Event.ForcedElsewhere());
 			}
 		}
-		requestAttempt();
+		this.steps.requestAttempt();
 	}
 
 	@Override
 	public void forceReelection() {
 		callStore("force a re-election", () -> {
-			this.store.clear(this.group, this.callTimeout);
+			admin("clear the lease").clear(this.group, this.callTimeout);
 			return null;
 		});
 		synchronized (this) {
 			on(new Event.ForcedElsewhere());
 		}
-		requestAttempt();
+		this.steps.requestAttempt();
 	}
 
 	// Lifecycle, driven by the engine
@@ -207,7 +208,7 @@ final class GroupElector implements LeaderElection {
 		}
 		this.runtime.executeStoreTask(() -> this.membership.joinAndWatch(this.steps::requestAttempt, this::holdsLease));
 		logger.debug("Joined the election of group '{}' as candidate '{}'", this.group, this.candidateId);
-		requestAttempt();
+		this.steps.requestAttempt();
 	}
 
 	/**
@@ -258,11 +259,6 @@ final class GroupElector implements LeaderElection {
 		return this.steps;
 	}
 
-	/** Asks for a look at the lease now; see {@link GroupSteps#requestAttempt()}. */
-	void requestAttempt() {
-		this.steps.requestAttempt();
-	}
-
 	/**
 	 * Looks at the lease again now if this follower last saw it released, as balancing
 	 * may hold it back: the balancer has just listed the live candidates again, and the
@@ -270,7 +266,7 @@ final class GroupElector implements LeaderElection {
 	 */
 	void lookAgainIfSeenFree() {
 		if (this.calls.seenFree()) {
-			requestAttempt();
+			this.steps.requestAttempt();
 		}
 	}
 
@@ -364,7 +360,7 @@ final class GroupElector implements LeaderElection {
 			boolean storeTrouble = this.health.consecutiveFailures() > 0 || this.steps.callPending();
 			on(new Event.DeadlinePassed(expected, storeTrouble, now()));
 		}
-		requestAttempt();
+		this.steps.requestAttempt();
 	}
 
 	/** Takes in the lease as read: the leader seen, and a term that ends a stay-out. */
@@ -413,6 +409,13 @@ final class GroupElector implements LeaderElection {
 	/** Time since this elector started competing, or null before it started. */
 	synchronized @Nullable Duration sinceStarted() {
 		return (this.startedNanos != -1) ? Duration.ofNanos(now() - this.startedNanos) : null;
+	}
+
+	private AdminLeaseStore admin(String what) {
+		if (this.store instanceof AdminLeaseStore admin) {
+			return admin;
+		}
+		throw new UnsupportedOperationException("The " + this.store.backend() + " store cannot " + what);
 	}
 
 	private <T> T callStore(String operation, Callable<T> call) {

@@ -3,6 +3,7 @@ package io.github.leaderelection.engine;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
+import io.github.leaderelection.spi.ChangeFeedStore;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +26,9 @@ final class GroupMembership {
 
 	private final LeaseStore store;
 
+	/** The store's change feed, or null: followers then find changes by looking. */
+	private final @Nullable ChangeFeedStore feed;
+
 	private final Duration callTimeout;
 
 	private final Duration retryPeriod;
@@ -42,6 +46,7 @@ final class GroupMembership {
 		this.group = group;
 		this.candidateId = candidateId;
 		this.store = store;
+		this.feed = (store instanceof ChangeFeedStore changes) ? changes : null;
 		this.callTimeout = callTimeout;
 		this.retryPeriod = retryPeriod;
 	}
@@ -72,7 +77,9 @@ final class GroupMembership {
 			}
 		}
 		try {
-			this.store.join(this.group, this.candidateId, this.callTimeout);
+			if (this.feed != null) {
+				this.feed.join(this.group, this.candidateId, this.callTimeout);
+			}
 		}
 		catch (Exception ex) {
 			// The store keeps the candidate and takes its place when it can; meanwhile
@@ -82,7 +89,8 @@ final class GroupMembership {
 		}
 		AutoCloseable opened;
 		try {
-			opened = this.store.watch(this.group, onChange);
+			opened = (this.feed != null) ? this.feed.watch(this.group, onChange) : () -> {
+			};
 		}
 		catch (Throwable ex) {
 			if (ex instanceof VirtualMachineError error) {
@@ -146,8 +154,10 @@ final class GroupMembership {
 	 */
 	void requeue() {
 		try {
-			this.store.leave(this.group, this.candidateId, this.callTimeout);
-			this.store.join(this.group, this.candidateId, this.callTimeout);
+			if (this.feed != null) {
+				this.feed.leave(this.group, this.candidateId, this.callTimeout);
+				this.feed.join(this.group, this.candidateId, this.callTimeout);
+			}
 		}
 		catch (Exception ex) {
 			logger.debug("Could not queue again at the end of group '{}' after handing it over; the store retries",
@@ -174,7 +184,9 @@ final class GroupMembership {
 	/** Gives up the candidate's place in the store's queue. */
 	void leave() {
 		try {
-			this.store.leave(this.group, this.candidateId, this.callTimeout);
+			if (this.feed != null) {
+				this.feed.leave(this.group, this.candidateId, this.callTimeout);
+			}
 		}
 		catch (Exception ex) {
 			logger.debug("Could not leave group '{}' in the {} store; its place ends with the connection", this.group,

@@ -12,6 +12,8 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.ElectionTiming;
+import io.github.leaderelection.spi.BatchCutShortException;
+import io.github.leaderelection.spi.Batches;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
@@ -149,8 +151,14 @@ final class NodeRounds implements GroupSteps.Rounds {
 			return;
 		}
 		Set<String> renewed;
+		Answered answered;
 		try {
 			renewed = renewBatch(renewals.stream().map(GroupSteps.RoundRenewal::lease).toList());
+			answered = Answered.ALL;
+		}
+		catch (BatchCutShortException ex) {
+			renewed = ex.leases().keySet();
+			answered = new Answered(ex);
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
@@ -158,9 +166,15 @@ final class NodeRounds implements GroupSteps.Rounds {
 			return;
 		}
 		List<GroupSteps.RoundRenewal> refused = new ArrayList<>();
+		Set<String> extended = renewed;
+		Answered outcome = answered;
 		eachOnItsOwn(renewals, (renewal) -> {
-			if (renewed.contains(renewal.lease().group())) {
+			String group = renewal.lease().group();
+			if (extended.contains(group)) {
 				renewal.renewed();
+			}
+			else if (!outcome.includes(group)) {
+				renewal.steps().roundFailed(outcome.failure());
 			}
 			else if (renewal.refused()) {
 				refused.add(renewal);
@@ -177,6 +191,9 @@ final class NodeRounds implements GroupSteps.Rounds {
 	private Map<String, Lease> readQuietly(List<String> groups) {
 		try {
 			return readBatch(groups);
+		}
+		catch (BatchCutShortException ex) {
+			return ex.leases();
 		}
 		catch (Exception ex) {
 			logger.debug("Could not read {} group(s) after losing their leases", groups.size(), ex);
@@ -236,8 +253,14 @@ final class NodeRounds implements GroupSteps.Rounds {
 			return;
 		}
 		Map<String, Lease> leases;
+		Answered answered;
 		try {
 			leases = readBatch(followers.stream().map(GroupElector::group).toList());
+			answered = Answered.ALL;
+		}
+		catch (BatchCutShortException ex) {
+			leases = ex.leases();
+			answered = new Answered(ex);
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
@@ -245,8 +268,13 @@ final class NodeRounds implements GroupSteps.Rounds {
 			return;
 		}
 		List<GroupElector> taking = new ArrayList<>();
+		Map<String, Lease> read = leases;
+		Answered outcome = answered;
 		eachOnItsOwn(followers, (elector) -> {
-			if (elector.steps().readInRound(leases.get(elector.group()))) {
+			if (!outcome.includes(elector.group())) {
+				elector.steps().roundFailed(outcome.failure());
+			}
+			else if (elector.steps().readInRound(read.get(elector.group()))) {
 				taking.add(elector);
 			}
 		});
@@ -265,8 +293,14 @@ final class NodeRounds implements GroupSteps.Rounds {
 		}
 		long start = this.runtime.nanoTime();
 		Map<String, Lease> taken;
+		Answered answered;
 		try {
 			taken = acquireBatch(taking.stream().map(GroupElector::group).toList());
+			answered = Answered.ALL;
+		}
+		catch (BatchCutShortException ex) {
+			taken = ex.leases();
+			answered = new Answered(ex);
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
@@ -274,20 +308,16 @@ final class NodeRounds implements GroupSteps.Rounds {
 			return;
 		}
 		long end = this.runtime.nanoTime();
-		// A batch that used its timeout and took some of its groups may have left
-		// the others untried (the SPI's default takes them one by one and stops when the
-		// time is up): those look again at once, not at the next round, which a round
-		// still on its way when it fell due has skipped (a free group would otherwise
-		// wait two retry periods). "Used its timeout" is three quarters of it on this
-		// engine's clock: the store counts the timeout on its own, which may run at
-		// another rate.
-		boolean cutShort = !taken.isEmpty() && taken.size() < taking.size()
-				&& end - start >= this.timing.storeCallTimeout().toNanos() * 3 / 4;
+		Map<String, Lease> took = taken;
+		Answered outcome = answered;
 		eachOnItsOwn(taking, (elector) -> {
-			Lease lease = taken.get(elector.group());
-			elector.steps().acquiredInRound(lease, start, end);
-			if (lease == null && cutShort) {
-				elector.requestAttempt();
+			elector.steps().acquiredInRound(took.get(elector.group()), start, end);
+			if (!outcome.includes(elector.group())) {
+				// Not tried (a batch taken group by group stopped early): looks again at
+				// once, not at the next round, which a round still on its way when it
+				// fell due has skipped (a free group would otherwise wait two retry
+				// periods).
+				elector.steps().requestAttempt();
 			}
 		});
 	}
@@ -301,7 +331,7 @@ final class NodeRounds implements GroupSteps.Rounds {
 			return this.store.renew(lease, this.timing.leaseDuration(), this.timing.storeCallTimeout())
 					? Set.of(lease.group()) : Set.of();
 		}
-		return this.store.renewAll(leases, this.timing.leaseDuration(), this.timing.storeCallTimeout());
+		return Batches.renewAll(this.store, leases, this.timing.leaseDuration(), this.timing.storeCallTimeout());
 	}
 
 	private Map<String, Lease> readBatch(List<String> groups) {
@@ -311,7 +341,7 @@ final class NodeRounds implements GroupSteps.Rounds {
 				.map((lease) -> Map.of(group, lease))
 				.orElse(Map.of());
 		}
-		return this.store.readAll(groups, this.timing.storeCallTimeout());
+		return Batches.readAll(this.store, groups, this.timing.storeCallTimeout());
 	}
 
 	private Map<String, Lease> acquireBatch(List<String> groups) {
@@ -323,7 +353,7 @@ final class NodeRounds implements GroupSteps.Rounds {
 				.map((lease) -> Map.of(group, lease))
 				.orElse(Map.of());
 		}
-		return this.store.tryAcquireAll(groups, candidateId, this.timing.leaseDuration(),
+		return Batches.tryAcquireAll(this.store, groups, candidateId, this.timing.leaseDuration(),
 				this.timing.storeCallTimeout());
 	}
 
@@ -347,6 +377,25 @@ final class NodeRounds implements GroupSteps.Rounds {
 		if (ex instanceof VirtualMachineError error) {
 			throw error;
 		}
+	}
+
+	/**
+	 * The groups a batch answered for: all of them, or those a batch cut short answered
+	 * for, the others having failed.
+	 */
+	private record Answered(@Nullable BatchCutShortException cutShort) {
+
+		static final Answered ALL = new Answered(null);
+
+		boolean includes(String group) {
+			return this.cutShort == null || this.cutShort.answered().contains(group);
+		}
+
+		Throwable failure() {
+			return (this.cutShort != null && this.cutShort.getCause() != null) ? this.cutShort.getCause()
+					: this.cutShort;
+		}
+
 	}
 
 }

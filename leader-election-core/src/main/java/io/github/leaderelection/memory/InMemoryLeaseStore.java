@@ -14,8 +14,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 
+import io.github.leaderelection.spi.AdminLeaseStore;
+import io.github.leaderelection.spi.BatchLeaseStore;
+import io.github.leaderelection.spi.Batches;
+import io.github.leaderelection.spi.CandidateListStore;
+import io.github.leaderelection.spi.ChangeFeedStore;
 import io.github.leaderelection.spi.Lease;
-import io.github.leaderelection.spi.LeaseStore;
 
 import org.jspecify.annotations.Nullable;
 
@@ -24,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * where every candidate shares one instance. It pushes every change to its watchers, like
  * the stores that can.
  */
-public class InMemoryLeaseStore implements LeaseStore {
+public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
 
 	private final Map<String, Row> rows = new ConcurrentHashMap<>();
 
@@ -79,6 +83,12 @@ public class InMemoryLeaseStore implements LeaseStore {
 	}
 
 	/** One request: every lease is judged, and extended, at the same instant. */
+	@Override
+	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		return Batches.tryAcquireEach(this, groups, candidateId, leaseDuration, timeout);
+	}
+
 	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		long now = this.nanoClock.getAsLong();

@@ -12,8 +12,15 @@ import java.util.Set;
  * count, time, record or disturb a store's calls. A subclass overrides the calls it
  * changes and leaves the rest to the store it wraps, so that a call added to the SPI
  * later reaches that store too.
+ *
+ * <p>
+ * It declares every capability. For one the wrapped store lacks, it does what the engine
+ * does without it: batches go {@linkplain Batches one group after another}, a watch is
+ * never told of a change, a join or leave does nothing; the candidate list and the
+ * operator's calls fail.
  */
-public abstract class ForwardingLeaseStore implements LeaseStore {
+public abstract class ForwardingLeaseStore
+		implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
 
 	private final LeaseStore delegate;
 
@@ -51,27 +58,30 @@ public abstract class ForwardingLeaseStore implements LeaseStore {
 	@Override
 	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
 			Duration timeout) {
-		return this.delegate.tryAcquireAll(groups, candidateId, leaseDuration, timeout);
+		return Batches.tryAcquireAll(this.delegate, groups, candidateId, leaseDuration, timeout);
 	}
 
 	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
-		return this.delegate.renewAll(leases, leaseDuration, timeout);
+		return Batches.renewAll(this.delegate, leases, leaseDuration, timeout);
 	}
 
 	@Override
 	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
-		return this.delegate.readAll(groups, timeout);
+		return Batches.readAll(this.delegate, groups, timeout);
 	}
 
 	@Override
 	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
-		return this.delegate.keepCandidateAlive(candidateId, weight, ttl, timeout);
+		return as(CandidateListStore.class, "list live candidates").keepCandidateAlive(candidateId, weight, ttl,
+				timeout);
 	}
 
 	@Override
 	public void removeCandidate(String candidateId, Duration timeout) {
-		this.delegate.removeCandidate(candidateId, timeout);
+		if (this.delegate instanceof CandidateListStore candidates) {
+			candidates.removeCandidate(candidateId, timeout);
+		}
 	}
 
 	@Override
@@ -81,27 +91,32 @@ public abstract class ForwardingLeaseStore implements LeaseStore {
 
 	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
-		this.delegate.forceLeader(group, candidateId, timeout);
+		as(AdminLeaseStore.class, "force a leader").forceLeader(group, candidateId, timeout);
 	}
 
 	@Override
 	public void clear(String group, Duration timeout) {
-		this.delegate.clear(group, timeout);
+		as(AdminLeaseStore.class, "clear a lease").clear(group, timeout);
 	}
 
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {
-		return this.delegate.watch(group, onChange);
+		return (this.delegate instanceof ChangeFeedStore feed) ? feed.watch(group, onChange) : () -> {
+		};
 	}
 
 	@Override
 	public void join(String group, String candidateId, Duration timeout) {
-		this.delegate.join(group, candidateId, timeout);
+		if (this.delegate instanceof ChangeFeedStore feed) {
+			feed.join(group, candidateId, timeout);
+		}
 	}
 
 	@Override
 	public void leave(String group, String candidateId, Duration timeout) {
-		this.delegate.leave(group, candidateId, timeout);
+		if (this.delegate instanceof ChangeFeedStore feed) {
+			feed.leave(group, candidateId, timeout);
+		}
 	}
 
 	@Override
@@ -112,6 +127,13 @@ public abstract class ForwardingLeaseStore implements LeaseStore {
 	@Override
 	public void close() {
 		this.delegate.close();
+	}
+
+	private <T extends LeaseStore> T as(Class<T> capability, String what) {
+		if (capability.isInstance(this.delegate)) {
+			return capability.cast(this.delegate);
+		}
+		throw new UnsupportedOperationException("The " + this.delegate.backend() + " store cannot " + what);
 	}
 
 }

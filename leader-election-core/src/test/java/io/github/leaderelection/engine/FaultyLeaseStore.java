@@ -112,25 +112,25 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
 			Duration timeout) {
 		before();
-		return delegate().tryAcquireAll(groups, candidateId, leaseDuration, timeout);
+		return super.tryAcquireAll(groups, candidateId, leaseDuration, timeout);
 	}
 
 	@Override
 	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		before();
-		return (this.mode != Mode.REFUSE_RENEWALS) ? delegate().renewAll(leases, leaseDuration, timeout) : Set.of();
+		return (this.mode != Mode.REFUSE_RENEWALS) ? super.renewAll(leases, leaseDuration, timeout) : Set.of();
 	}
 
 	@Override
 	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
 		before();
-		return delegate().readAll(groups, timeout);
+		return super.readAll(groups, timeout);
 	}
 
 	@Override
 	public Map<String, Integer> keepCandidateAlive(String candidateId, int weight, Duration ttl, Duration timeout) {
 		before();
-		return delegate().keepCandidateAlive(candidateId, weight, ttl, timeout);
+		return super.keepCandidateAlive(candidateId, weight, ttl, timeout);
 	}
 
 	@Override
@@ -142,18 +142,18 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
 		before();
-		delegate().forceLeader(group, candidateId, timeout);
+		super.forceLeader(group, candidateId, timeout);
 	}
 
 	@Override
 	public void clear(String group, Duration timeout) {
 		before();
-		delegate().clear(group, timeout);
+		super.clear(group, timeout);
 	}
 
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {
-		return this.push ? delegate().watch(group, onChange) : () -> {
+		return this.push ? super.watch(group, onChange) : () -> {
 		};
 	}
 

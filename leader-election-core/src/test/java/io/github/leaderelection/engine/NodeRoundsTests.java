@@ -3,12 +3,14 @@ package io.github.leaderelection.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
@@ -17,6 +19,7 @@ import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
+import io.github.leaderelection.spi.BatchCutShortException;
 import io.github.leaderelection.spi.ForwardingLeaseStore;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
@@ -182,14 +185,19 @@ class NodeRoundsTests {
 			public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId,
 					Duration leaseDuration, Duration timeout) {
 				Map<String, Lease> taken = new LinkedHashMap<>();
-				for (String group : groups.stream().limit(perBatch).toList()) {
+				List<String> tried = groups.stream().limit(perBatch).toList();
+				for (String group : tried) {
 					tryAcquire(group, candidateId, leaseDuration, timeout)
 						.ifPresent((lease) -> taken.put(group, lease));
 				}
 				// The time is up: the rest are left untried, and whatever fell due
 				// meanwhile runs now (a round due meanwhile finds this one on its way).
 				NodeRoundsTests.this.time.advance(timeout);
-				return taken;
+				if (tried.size() == groups.size()) {
+					return taken;
+				}
+				throw new BatchCutShortException(new HashSet<>(tried), taken,
+						new TimeoutException("The batch's time is up"));
 			}
 
 		};

@@ -38,6 +38,10 @@ import io.etcd.jetcd.watch.WatchResponse;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.etcd.NodeLeases.NodeLease;
 import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.AdminLeaseStore;
+import io.github.leaderelection.spi.BatchLeaseStore;
+import io.github.leaderelection.spi.CandidateListStore;
+import io.github.leaderelection.spi.ChangeFeedStore;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.spi.SeenTerms;
 import io.github.leaderelection.spi.StoreNames;
@@ -84,7 +88,7 @@ import org.slf4j.LoggerFactory;
  * <p>
  * The store uses the {@link Client} it is given and never closes it.
  */
-public class EtcdLeaseStore implements LeaseStore {
+public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
 
 	private static final Logger logger = LoggerFactory.getLogger(EtcdLeaseStore.class);
 

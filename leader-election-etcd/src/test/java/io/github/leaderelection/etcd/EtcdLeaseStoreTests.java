@@ -52,7 +52,7 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	@Override
-	protected LeaseStore createStore() {
+	protected EtcdLeaseStore createStore() {
 		return new EtcdLeaseStore(client, "contract-tests-" + RUN);
 	}
 
@@ -63,7 +63,7 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 
 	@Test
 	void neverRenewsALeaseThatNamesNobody() {
-		LeaseStore store = createStore();
+		EtcdLeaseStore store = createStore();
 		String group = newGroup();
 		Lease lease = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
 		store.release(lease, TIMEOUT);
@@ -76,7 +76,7 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 
 	@Test
 	void readsAndRenewsInOneCallLeasesThatExpiredWhileNobodyTookThem() {
-		LeaseStore store = createStore();
+		EtcdLeaseStore store = createStore();
 		List<String> groups = List.of(newGroup(), newGroup(), newGroup());
 		List<Lease> leases = List.of(store.tryAcquire(groups.get(0), "a", SHORT, TIMEOUT).orElseThrow(),
 				store.tryAcquire(groups.get(1), "a", SHORT, TIMEOUT).orElseThrow(),
@@ -105,7 +105,7 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 	void remembersTheTermsItReadsInOneCallAsAReadDoes() throws Exception {
 		String group = newGroup();
 		Lease lease = createStore().tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
-		LeaseStore reader = createStore();
+		EtcdLeaseStore reader = createStore();
 		assertThat(reader.readAll(List.of(group), TIMEOUT)).containsOnlyKeys(group);
 		// etcd loses the group's keys, as a cluster rebuilt on empty data directories
 		// does.
@@ -124,8 +124,8 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 	 */
 	@Test
 	void judgesAGrantOnAFreshReadWhenItsLastReadIsOutOfDate() {
-		LeaseStore store = createStore();
-		LeaseStore other = createStore();
+		EtcdLeaseStore store = createStore();
+		EtcdLeaseStore other = createStore();
 		String taken = newGroup();
 		assertThat(store.read(taken, TIMEOUT)).isEmpty();
 		Lease othersLease = other.tryAcquire(taken, "b", LIVE, TIMEOUT).orElseThrow();
@@ -149,8 +149,8 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 	 */
 	@Test
 	void aGroupItsHolderNoLongerRenewsEndsWhileTheGroupsItRenewsLiveOn() throws Exception {
-		LeaseStore store = createStore();
-		LeaseStore other = createStore();
+		EtcdLeaseStore store = createStore();
+		EtcdLeaseStore other = createStore();
 		Duration lease = Duration.ofSeconds(1);
 		String kept = newGroup();
 		String forced = newGroup();
@@ -186,8 +186,8 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 	void dropsACandidateWhoseStoreStopsCallingOnceItsTtlRunsOut() throws Exception {
 		Duration ttl = Duration.ofSeconds(2);
 		String candidate = newGroup();
-		LeaseStore stopping = createStore();
-		LeaseStore observer = createStore();
+		EtcdLeaseStore stopping = createStore();
+		EtcdLeaseStore observer = createStore();
 		String self = newGroup();
 		assertThat(stopping.keepCandidateAlive(candidate, 2, ttl, TIMEOUT)).containsEntry(candidate, 2);
 		Thread.sleep(1500);

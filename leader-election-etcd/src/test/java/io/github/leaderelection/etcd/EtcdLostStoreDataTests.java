@@ -48,7 +48,7 @@ class EtcdLostStoreDataTests extends LostStoreDataContractTests {
 	}
 
 	@Override
-	protected LeaseStore createStore() {
+	protected EtcdLeaseStore createStore() {
 		return new EtcdLeaseStore(client, NAMESPACE);
 	}
 
@@ -96,8 +96,8 @@ class EtcdLostStoreDataTests extends LostStoreDataContractTests {
 	 */
 	@Test
 	void leaseKeyDeletedWhileItsHolderLivesIsTakenOnlyOnceTheHolderCannotBelieve() throws Exception {
-		LeaseStore holder = createStore();
-		LeaseStore other = createStore();
+		EtcdLeaseStore holder = createStore();
+		EtcdLeaseStore other = createStore();
 		String group = "lost-key-" + UUID.randomUUID().toString().substring(0, 8);
 		Lease held = holder.tryAcquire(group, "a", LEASE, TIMEOUT).orElseThrow();
 		assertThat(other.read(group, TIMEOUT).orElseThrow().term()).isEqualTo(held.term());

@@ -18,6 +18,10 @@ import javax.sql.DataSource;
 
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.AdminLeaseStore;
+import io.github.leaderelection.spi.BatchLeaseStore;
+import io.github.leaderelection.spi.CandidateListStore;
+import io.github.leaderelection.spi.ChangeFeedStore;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.spi.SeenTerms;
 import io.github.leaderelection.spi.StoreCall;
@@ -48,7 +52,7 @@ import static io.github.leaderelection.jdbc.SqlRunner.update;
  * and MariaDB 10.6+ ({@code JSON_TABLE}), and up to 500 per statement on H2 and older
  * servers, locking rows in the order of the groups' names.
  */
-public class JdbcLeaseStore implements LeaseStore {
+public class JdbcLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
 
 	private static final String DEFAULT_TABLE_NAME = "leader_election";
 

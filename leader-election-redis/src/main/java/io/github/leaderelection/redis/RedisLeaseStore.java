@@ -20,6 +20,10 @@ import java.util.stream.Collectors;
 
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.AdminLeaseStore;
+import io.github.leaderelection.spi.BatchLeaseStore;
+import io.github.leaderelection.spi.CandidateListStore;
+import io.github.leaderelection.spi.ChangeFeedStore;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.spi.SeenTerms;
 import io.github.leaderelection.spi.StoreNames;
@@ -73,7 +77,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * connect timeout instead. A command given up on may still run later: every script judges
  * by the state it finds, so a late one is harmless.
  */
-public class RedisLeaseStore implements LeaseStore {
+public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
 
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "leader-election:";

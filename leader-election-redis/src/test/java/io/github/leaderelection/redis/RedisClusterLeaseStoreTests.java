@@ -114,7 +114,7 @@ class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	@Override
-	protected LeaseStore createStore() {
+	protected RedisLeaseStore createStore() {
 		return new RedisLeaseStore(factory, PREFIX);
 	}
 

@@ -20,7 +20,7 @@ class RedisLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	@Override
-	protected LeaseStore createStore() {
+	protected RedisLeaseStore createStore() {
 		return new RedisLeaseStore(TestRedis.shared(), PREFIX);
 	}
 

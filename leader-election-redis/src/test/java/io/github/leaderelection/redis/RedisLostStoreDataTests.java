@@ -27,7 +27,7 @@ class RedisLostStoreDataTests extends LostStoreDataContractTests {
 	}
 
 	@Override
-	protected LeaseStore createStore() {
+	protected RedisLeaseStore createStore() {
 		return new RedisLeaseStore(TestRedis.shared(), PREFIX);
 	}
 

@@ -18,6 +18,11 @@ import java.util.regex.Pattern;
 
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.AdminLeaseStore;
+import io.github.leaderelection.spi.BatchLeaseStore;
+import io.github.leaderelection.spi.Batches;
+import io.github.leaderelection.spi.CandidateListStore;
+import io.github.leaderelection.spi.ChangeFeedStore;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.spi.SeenTerms;
 import io.github.leaderelection.spi.StoreCall;
@@ -91,7 +96,7 @@ import org.slf4j.LoggerFactory;
  * ephemeral node per candidate, which lives as long as the session of the store that
  * announced it (see {@link LiveCandidates}).
  */
-public class ZookeeperLeaseStore implements LeaseStore {
+public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
 
 	/** The base path used unless another is given. */
 	public static final String DEFAULT_BASE_PATH = "/leader-election";
@@ -314,6 +319,14 @@ public class ZookeeperLeaseStore implements LeaseStore {
 		armWatch(member, view); // now the holder's: it watches its own node
 		return Optional.of(new Lease(member.group, member.candidateId, grant.term(), leaseDuration,
 				Duration.ofMillis(quietMillis)));
+	}
+
+	@Override
+	public Map<String, Lease> tryAcquireAll(Collection<String> groups, String candidateId, Duration leaseDuration,
+			Duration timeout) {
+		// Each take is a transaction of its own, after the group's queue has said whose
+		// turn it is.
+		return Batches.tryAcquireEach(this, groups, candidateId, leaseDuration, timeout);
 	}
 
 	@Override

@@ -81,7 +81,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	@Override
-	protected LeaseStore createStore() {
+	protected ZookeeperLeaseStore createStore() {
 		return store(client(server.getConnectString()));
 	}
 
@@ -180,10 +180,10 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		CuratorFramework holderClient = client(server.getConnectString());
 		ZookeeperLeaseStore holder = store(holderClient);
 		Lease expiredLease = holder.tryAcquire(expired, "b", LIVE, TIMEOUT).orElseThrow();
-		LeaseStore store = createStore();
+		ZookeeperLeaseStore store = createStore();
 		Lease forcedFrom = store.tryAcquire(forced, "b", LIVE, TIMEOUT).orElseThrow();
 		Duration remainder = read(store, forced).expiresIn();
-		LeaseStore target = createStore();
+		ZookeeperLeaseStore target = createStore();
 		assertThat(target.tryAcquire(forced, "a", LIVE, TIMEOUT)).isEmpty();
 		store.forceLeader(forced, "a", TIMEOUT);
 		long forcedTerm = read(store, forced).term();
@@ -206,11 +206,11 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	@Override
 	protected void forcedLeaderTakesOverOnlyAfterCurrentLeaseEnds() {
 		String group = newGroup();
-		LeaseStore store = createStore();
+		ZookeeperLeaseStore store = createStore();
 		Lease old = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
 		Duration remainder = read(store, group).expiresIn();
-		LeaseStore target = createStore();
-		LeaseStore bystander = createStore();
+		ZookeeperLeaseStore target = createStore();
+		ZookeeperLeaseStore bystander = createStore();
 		assertThat(target.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
 		store.forceLeader(group, "b", TIMEOUT);
 		assertThat(store.renew(old, LIVE, TIMEOUT)).isFalse();
@@ -236,7 +236,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 			.withMessageContaining("'b' does not take part");
 		assertThat(createStore().read(unknown, TIMEOUT)).isEmpty();
 		String group = newGroup();
-		LeaseStore store = createStore();
+		ZookeeperLeaseStore store = createStore();
 		Lease lease = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
 		assertThatIllegalStateException().isThrownBy(() -> store.forceLeader(group, "b", TIMEOUT))
 			.withMessageContaining("participants: [a]");
@@ -257,12 +257,12 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		String forced = newGroup();
 		String cleared = newGroup();
 		String takenBack = newGroup();
-		LeaseStore store = createStore();
+		ZookeeperLeaseStore store = createStore();
 		Lease keptLease = store.tryAcquire(kept, "a", SHORT, TIMEOUT).orElseThrow();
 		Lease forcedLease = store.tryAcquire(forced, "a", LIVE, TIMEOUT).orElseThrow();
 		Lease clearedLease = store.tryAcquire(cleared, "a", LIVE, TIMEOUT).orElseThrow();
 		Lease oldLease = store.tryAcquire(takenBack, "a", LIVE, TIMEOUT).orElseThrow();
-		LeaseStore other = createStore();
+		ZookeeperLeaseStore other = createStore();
 		other.join(forced, "b", TIMEOUT);
 		other.forceLeader(forced, "b", TIMEOUT);
 		other.clear(cleared, TIMEOUT);
@@ -289,9 +289,9 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		String a = newGroup();
 		String b = newGroup();
 		String brief = newGroup();
-		LeaseStore store = createStore();
+		ZookeeperLeaseStore store = createStore();
 		assertThat(store.keepCandidateAlive(a, 1, LIVE, TIMEOUT)).containsEntry(a, 1);
-		LeaseStore other = createStore();
+		ZookeeperLeaseStore other = createStore();
 		CuratorFramework briefClient = client(server.getConnectString());
 		store(briefClient).keepCandidateAlive(brief, 1, SHORT, TIMEOUT);
 		await().pollDelay(SHORT.plusMillis(100)).until(() -> true);
@@ -697,10 +697,10 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	@Test
 	void forgetsTheWaitForAnEarlierHolderOnceTheNewOneRenewedAfterIt() throws Exception {
 		String group = newGroup();
-		LeaseStore store = createStore();
+		ZookeeperLeaseStore store = createStore();
 		store.tryAcquire(group, "a", SHORT, TIMEOUT).orElseThrow();
 		store.clear(group, TIMEOUT);
-		LeaseStore next = createStore();
+		ZookeeperLeaseStore next = createStore();
 		Lease waiting = next.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
 		assertThat(waiting.activeIn()).isEqualTo(SHORT);
 		Thread.sleep(SHORT.toMillis() + 100);

@@ -14,9 +14,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.leaderelection.spi.AdminLeaseStore;
+import io.github.leaderelection.spi.BatchLeaseStore;
+import io.github.leaderelection.spi.CandidateListStore;
+import io.github.leaderelection.spi.ChangeFeedStore;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -165,8 +170,8 @@ public abstract class LeaseStoreContractTests {
 	@Test
 	void candidatesThatJoinAndLeaveKeepTheRules() {
 		String group = newGroup();
-		LeaseStore other = createStore();
-		this.store.join(group, "a", TIMEOUT);
+		ChangeFeedStore other = as(ChangeFeedStore.class, createStore());
+		feed().join(group, "a", TIMEOUT);
 		other.join(group, "b", TIMEOUT);
 		other.join(group, "b", TIMEOUT); // joining twice is joining once
 		Lease lease = acquire(this.store, group, "a", LIVE).orElseThrow();
@@ -178,7 +183,7 @@ public abstract class LeaseStoreContractTests {
 		assertThat(seen.isAcquirableBy("b")).isFalse();
 		// Leaving does not end a held lease; releasing does, and the one still in takes
 		// it.
-		this.store.leave(group, "a", TIMEOUT);
+		feed().leave(group, "a", TIMEOUT);
 		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isTrue();
 		assertThat(read(group).holder()).isEqualTo("a");
 		this.store.release(lease, TIMEOUT);
@@ -186,7 +191,7 @@ public abstract class LeaseStoreContractTests {
 		assertThat(next.term()).isGreaterThan(lease.term());
 		other.leave(group, "b", TIMEOUT);
 		other.release(next, TIMEOUT);
-		this.store.join(group, "a", TIMEOUT); // joining again after leaving
+		feed().join(group, "a", TIMEOUT); // joining again after leaving
 		assertThat(acquire(this.store, group, "a", LIVE)).isPresent();
 	}
 
@@ -202,7 +207,7 @@ public abstract class LeaseStoreContractTests {
 		// Through the store that holds its own lease: on a store that queues candidates
 		// (ZooKeeper) another client with the same id is another process.
 		Lease ownLease = acquire(this.store, own, "a", LIVE).orElseThrow();
-		LeaseStore candidate = this.store;
+		BatchLeaseStore candidate = batches();
 		Map<String, Lease> taken = candidate.tryAcquireAll(List.of(unknown, released, heldByOther, own), "a", LIVE,
 				TIMEOUT);
 		assertThat(taken).containsOnlyKeys(unknown, released, own);
@@ -241,10 +246,11 @@ public abstract class LeaseStoreContractTests {
 		Lease expiredLease = acquire(this.store, expired, "b", SHORT).orElseThrow();
 		Lease forcedFrom = acquire(this.store, forced, "b", LIVE).orElseThrow();
 		Duration remainder = read(forced).expiresIn();
-		this.store.forceLeader(forced, "a", TIMEOUT);
+		admin().forceLeader(forced, "a", TIMEOUT);
 		long forcedTerm = read(forced).term();
 		awaitExpiry(expired);
-		Map<String, Lease> taken = createStore().tryAcquireAll(List.of(expired, forced), "a", LIVE, TIMEOUT);
+		Map<String, Lease> taken = as(BatchLeaseStore.class, createStore()).tryAcquireAll(List.of(expired, forced), "a",
+				LIVE, TIMEOUT);
 		assertThat(taken).containsOnlyKeys(expired, forced);
 		assertThat(taken.get(expired).term()).isGreaterThan(expiredLease.term());
 		assertThat(taken.get(expired).activeIn()).isZero();
@@ -263,18 +269,19 @@ public abstract class LeaseStoreContractTests {
 		Lease held = acquire(this.store, groups.get(MANY / 3), "b", LIVE).orElseThrow();
 		Lease released = acquire(this.store, groups.get(2 * MANY / 3), "b", LIVE).orElseThrow();
 		this.store.release(released, TIMEOUT);
-		Map<String, Lease> taken = createStore().tryAcquireAll(groups, "a", LIVE, MANY_TIMEOUT);
+		Map<String, Lease> taken = as(BatchLeaseStore.class, createStore()).tryAcquireAll(groups, "a", LIVE,
+				MANY_TIMEOUT);
 		List<String> free = new ArrayList<>(groups);
 		free.remove(held.group());
 		assertThat(taken).containsOnlyKeys(free);
 		assertThat(taken.get(released.group()).term()).isGreaterThan(released.term());
-		Map<String, Lease> read = this.store.readAll(groups, TIMEOUT);
+		Map<String, Lease> read = batches().readAll(groups, TIMEOUT);
 		for (String group : free) {
 			assertThat(read.get(group).holder()).isEqualTo("a");
 			assertThat(read.get(group).term()).isEqualTo(taken.get(group).term());
 		}
 		assertThat(read.get(held.group()).holder()).isEqualTo("b");
-		assertThat(createStore().tryAcquireAll(groups, "c", LIVE, TIMEOUT)).isEmpty();
+		assertThat(as(BatchLeaseStore.class, createStore()).tryAcquireAll(groups, "c", LIVE, TIMEOUT)).isEmpty();
 	}
 
 	@Test
@@ -288,7 +295,7 @@ public abstract class LeaseStoreContractTests {
 			CountDownLatch start = new CountDownLatch(1);
 			List<Future<Map<String, Lease>>> batches = new ArrayList<>();
 			for (int i = 0; i < 4; i++) {
-				LeaseStore candidateStore = createStore();
+				BatchLeaseStore candidateStore = as(BatchLeaseStore.class, createStore());
 				String candidate = "candidate-" + i;
 				List<String> shuffled = new ArrayList<>(groups);
 				Collections.shuffle(shuffled);
@@ -321,13 +328,13 @@ public abstract class LeaseStoreContractTests {
 		Lease releasedLease = acquire(this.store, released, "a", SHORT).orElseThrow();
 		Lease staleLease = acquire(this.store, stale, "a", SHORT).orElseThrow();
 		this.store.release(releasedLease, TIMEOUT);
-		assertThat(this.store.renewAll(List.of(releasedLease, keptLease, withTerm(staleLease, staleLease.term() + 1)),
+		assertThat(batches().renewAll(List.of(releasedLease, keptLease, withTerm(staleLease, staleLease.term() + 1)),
 				RENEWED, TIMEOUT))
 			.containsExactly(kept);
 		assertThat(read(kept).expiresIn()).isGreaterThan(SHORT);
 		assertThat(read(kept).term()).isEqualTo(keptLease.term());
 		assertThat(read(released).hasLiveHolder()).isFalse();
-		assertThat(this.store.renewAll(List.of(), RENEWED, TIMEOUT)).isEmpty();
+		assertThat(batches().renewAll(List.of(), RENEWED, TIMEOUT)).isEmpty();
 	}
 
 	@Test
@@ -335,7 +342,7 @@ public abstract class LeaseStoreContractTests {
 		String led = newGroup();
 		String unknown = newGroup();
 		Lease lease = acquire(this.store, led, "a", LIVE).orElseThrow();
-		Map<String, Lease> leases = createStore().readAll(List.of(led, unknown), TIMEOUT);
+		Map<String, Lease> leases = as(BatchLeaseStore.class, createStore()).readAll(List.of(led, unknown), TIMEOUT);
 		assertThat(leases).containsOnlyKeys(led);
 		assertThat(leases.get(led).holder()).isEqualTo("a");
 		assertThat(leases.get(led).term()).isEqualTo(lease.term());
@@ -352,14 +359,14 @@ public abstract class LeaseStoreContractTests {
 		Lease forcedLease = acquire(this.store, forced, "a", LIVE).orElseThrow();
 		Lease clearedLease = acquire(this.store, cleared, "a", LIVE).orElseThrow();
 		Lease oldLease = acquire(this.store, takenBack, "a", LIVE).orElseThrow();
-		LeaseStore other = createStore();
+		AdminLeaseStore other = as(AdminLeaseStore.class, createStore());
 		other.forceLeader(forced, "b", TIMEOUT);
 		other.clear(cleared, TIMEOUT);
 		Lease newLease = acquire(other, takenBack, "a", LIVE).orElseThrow(); // same
 																				// holder,
 																				// new
 																				// term
-		assertThat(this.store.renewAll(List.of(forcedLease, clearedLease, oldLease, keptLease,
+		assertThat(batches().renewAll(List.of(forcedLease, clearedLease, oldLease, keptLease,
 				new Lease(newGroup(), "a", 1, LIVE, Duration.ZERO)), RENEWED, TIMEOUT))
 			.containsExactly(kept);
 		assertThat(read(kept).expiresIn()).isGreaterThan(SHORT);
@@ -381,10 +388,10 @@ public abstract class LeaseStoreContractTests {
 		this.store.release(stale, TIMEOUT);
 		List<String> renewable = new ArrayList<>(groups);
 		renewable.remove(stale.group());
-		assertThat(this.store.renewAll(leases, RENEWED, MANY_TIMEOUT)).containsExactlyInAnyOrderElementsOf(renewable);
+		assertThat(batches().renewAll(leases, RENEWED, MANY_TIMEOUT)).containsExactlyInAnyOrderElementsOf(renewable);
 		List<String> withUnknown = new ArrayList<>(groups);
 		withUnknown.add(newGroup());
-		Map<String, Lease> read = createStore().readAll(withUnknown, MANY_TIMEOUT);
+		Map<String, Lease> read = as(BatchLeaseStore.class, createStore()).readAll(withUnknown, MANY_TIMEOUT);
 		assertThat(read).containsOnlyKeys(groups);
 		for (Lease lease : leases) {
 			Lease current = read.get(lease.group());
@@ -397,7 +404,7 @@ public abstract class LeaseStoreContractTests {
 				assertThat(current.expiresIn()).isGreaterThan(SHORT);
 			}
 		}
-		assertThat(this.store.readAll(List.of(), TIMEOUT)).isEmpty();
+		assertThat(batches().readAll(List.of(), TIMEOUT)).isEmpty();
 	}
 
 	/**
@@ -410,19 +417,20 @@ public abstract class LeaseStoreContractTests {
 		String a = newGroup();
 		String b = newGroup();
 		String brief = newGroup();
-		assertThat(this.store.keepCandidateAlive(a, 1, LIVE, TIMEOUT)).containsEntry(a, 1);
-		LeaseStore other = createStore();
+		assertThat(candidates().keepCandidateAlive(a, 1, LIVE, TIMEOUT)).containsEntry(a, 1);
+		CandidateListStore other = as(CandidateListStore.class, createStore());
 		other.keepCandidateAlive(brief, 1, SHORT, TIMEOUT);
 		Map<String, Integer> live = other.keepCandidateAlive(b, 3, LIVE, TIMEOUT);
 		assertThat(live).containsEntry(a, 1).containsEntry(b, 3);
 		await().atMost(EXPIRY_WAIT)
-			.untilAsserted(() -> assertThat(this.store.keepCandidateAlive(a, 2, LIVE, TIMEOUT)).doesNotContainKey(brief)
-				.containsEntry(a, 2)
-				.containsEntry(b, 3));
+			.untilAsserted(
+					() -> assertThat(candidates().keepCandidateAlive(a, 2, LIVE, TIMEOUT)).doesNotContainKey(brief)
+						.containsEntry(a, 2)
+						.containsEntry(b, 3));
 		other.removeCandidate(b, TIMEOUT);
-		assertThat(this.store.keepCandidateAlive(a, 2, LIVE, TIMEOUT)).doesNotContainKey(b).containsKey(a);
-		this.store.removeCandidate(a, TIMEOUT);
-		this.store.removeCandidate(newGroup(), TIMEOUT); // unknown: nothing happens
+		assertThat(candidates().keepCandidateAlive(a, 2, LIVE, TIMEOUT)).doesNotContainKey(b).containsKey(a);
+		candidates().removeCandidate(a, TIMEOUT);
+		candidates().removeCandidate(newGroup(), TIMEOUT); // unknown: nothing happens
 		assertThat(other.keepCandidateAlive(b, 1, LIVE, TIMEOUT)).doesNotContainKey(a).containsEntry(b, 1);
 		other.removeCandidate(b, TIMEOUT);
 	}
@@ -435,13 +443,13 @@ public abstract class LeaseStoreContractTests {
 	void listsAStartingCandidateWithWeightZeroThenWithItsWeight() {
 		String starting = newGroup();
 		String other = newGroup();
-		LeaseStore otherStore = createStore();
-		assertThat(this.store.keepCandidateAlive(starting, 0, LIVE, TIMEOUT)).containsEntry(starting, 0);
+		CandidateListStore otherStore = as(CandidateListStore.class, createStore());
+		assertThat(candidates().keepCandidateAlive(starting, 0, LIVE, TIMEOUT)).containsEntry(starting, 0);
 		assertThat(otherStore.keepCandidateAlive(other, 1, LIVE, TIMEOUT)).containsEntry(starting, 0)
 			.containsEntry(other, 1);
-		assertThat(this.store.keepCandidateAlive(starting, 2, LIVE, TIMEOUT)).containsEntry(starting, 2);
+		assertThat(candidates().keepCandidateAlive(starting, 2, LIVE, TIMEOUT)).containsEntry(starting, 2);
 		assertThat(otherStore.keepCandidateAlive(other, 1, LIVE, TIMEOUT)).containsEntry(starting, 2);
-		this.store.removeCandidate(starting, TIMEOUT);
+		candidates().removeCandidate(starting, TIMEOUT);
 		otherStore.removeCandidate(other, TIMEOUT);
 	}
 
@@ -502,10 +510,10 @@ public abstract class LeaseStoreContractTests {
 		other.release(b, TIMEOUT);
 		terms.add(read(group).term());
 		terms.add(acquire(this.store, group, "a", LIVE).orElseThrow().term());
-		this.store.forceLeader(group, "b", TIMEOUT);
+		admin().forceLeader(group, "b", TIMEOUT);
 		terms.add(read(group).term());
 		terms.add(acquire(other, group, "b", LIVE).orElseThrow().term());
-		this.store.clear(group, TIMEOUT);
+		admin().clear(group, TIMEOUT);
 		terms.add(read(group).term());
 		terms.add(acquire(this.store, group, "c", LIVE).orElseThrow().term());
 		assertThat(terms).isSorted();
@@ -520,7 +528,7 @@ public abstract class LeaseStoreContractTests {
 		Duration remainder = read(group).expiresIn();
 		LeaseStore target = createStore();
 		LeaseStore bystander = createStore();
-		this.store.forceLeader(group, "b", TIMEOUT);
+		admin().forceLeader(group, "b", TIMEOUT);
 		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
 		Lease forced = read(group);
 		assertThat(forced.holder()).isEqualTo("b");
@@ -539,7 +547,7 @@ public abstract class LeaseStoreContractTests {
 	void forcingTheCurrentHolderChangesNothing() {
 		String group = newGroup();
 		Lease held = acquire(this.store, group, "a", LIVE).orElseThrow();
-		this.store.forceLeader(group, "a", TIMEOUT);
+		admin().forceLeader(group, "a", TIMEOUT);
 		assertThat(read(group).term()).isEqualTo(held.term());
 		assertThat(this.store.renew(held, LIVE, TIMEOUT)).isTrue();
 	}
@@ -547,7 +555,7 @@ public abstract class LeaseStoreContractTests {
 	@Test
 	protected void forcingLeaderOfUnknownGroupLetsItInAtOnce() throws Exception {
 		String group = newGroup();
-		this.store.forceLeader(group, "b", TIMEOUT);
+		admin().forceLeader(group, "b", TIMEOUT);
 		Lease forced = read(group);
 		assertThat(forced.holder()).isEqualTo("b");
 		Lease lease = acquire(createStore(), group, "b", LIVE).orElseThrow();
@@ -559,7 +567,7 @@ public abstract class LeaseStoreContractTests {
 	void clearingRemovesHolderButKeepsTermAndLeaseEnd() {
 		String group = newGroup();
 		Lease old = acquire(this.store, group, "a", LIVE).orElseThrow();
-		this.store.clear(group, TIMEOUT);
+		admin().clear(group, TIMEOUT);
 		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
 		Lease cleared = read(group);
 		assertThat(cleared.holder()).isNull();
@@ -574,7 +582,7 @@ public abstract class LeaseStoreContractTests {
 	void releasingWhileWaitingOutAnEarlierHolderKeepsTheWait() {
 		String group = newGroup();
 		acquire(this.store, group, "a", LIVE).orElseThrow();
-		this.store.clear(group, TIMEOUT);
+		admin().clear(group, TIMEOUT);
 		// b takes over the cleared lease and must wait out a's, then gives up before
 		// acting:
 		// a may still believe, so c must wait too.
@@ -589,7 +597,7 @@ public abstract class LeaseStoreContractTests {
 	@Test
 	void clearingUnknownGroupDoesNothing() {
 		String group = newGroup();
-		this.store.clear(group, TIMEOUT);
+		admin().clear(group, TIMEOUT);
 		assertThat(this.store.read(group, TIMEOUT)).isEmpty();
 	}
 
@@ -674,6 +682,35 @@ public abstract class LeaseStoreContractTests {
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	// A store declares what it can do beyond the four calls of LeaseStore; the tests of
+	// a capability run on the stores that declare it.
+
+	private BatchLeaseStore batches() {
+		return capability(BatchLeaseStore.class);
+	}
+
+	private CandidateListStore candidates() {
+		return capability(CandidateListStore.class);
+	}
+
+	private ChangeFeedStore feed() {
+		return capability(ChangeFeedStore.class);
+	}
+
+	private AdminLeaseStore admin() {
+		return capability(AdminLeaseStore.class);
+	}
+
+	private <T extends LeaseStore> T capability(Class<T> type) {
+		return as(type, this.store);
+	}
+
+	private static <T extends LeaseStore> T as(Class<T> type, LeaseStore store) {
+		Assumptions.assumeTrue(type.isInstance(store),
+				() -> "the " + store.backend() + " store does not declare " + type.getSimpleName());
+		return type.cast(store);
 	}
 
 	private Optional<Lease> acquire(LeaseStore store, String group, String candidate, Duration leaseDuration) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
+import io.github.leaderelection.spi.Batches;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,22 +88,22 @@ public abstract class LostStoreDataContractTests {
 	@Test
 	void wipedRecordsAreTakenInOneCallOnlyAfterOneLeaseWithGreaterTerms() {
 		List<String> groups = List.of(newGroup(), newGroup(), newGroup());
-		Map<String, Lease> held = this.store.tryAcquireAll(groups, "a", LEASE, TIMEOUT);
+		Map<String, Lease> held = Batches.tryAcquireAll(this.store, groups, "a", LEASE, TIMEOUT);
 		assertThat(held).containsOnlyKeys(groups);
-		assertThat(this.other.readAll(groups, TIMEOUT)).containsOnlyKeys(groups);
+		assertThat(Batches.readAll(this.other, groups, TIMEOUT)).containsOnlyKeys(groups);
 		delete(groups);
 		// A store may answer from the read it has just made (etcd), which still saw them
 		// held: the engine tries again in its next round, and so does this test.
 		Map<String, Lease> taken = new HashMap<>();
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			taken.putAll(this.other.tryAcquireAll(groups, "b", LEASE, TIMEOUT));
+			taken.putAll(Batches.tryAcquireAll(this.other, groups, "b", LEASE, TIMEOUT));
 			return taken.keySet().containsAll(groups);
 		});
 		for (String group : groups) {
 			assertThat(taken.get(group).term()).isGreaterThan(held.get(group).term());
 			assertWaitsOneLease(taken.get(group));
 		}
-		assertThat(this.store.renewAll(held.values(), LEASE, TIMEOUT)).isEmpty();
+		assertThat(Batches.renewAll(this.store, held.values(), LEASE, TIMEOUT)).isEmpty();
 	}
 
 	@Test

@@ -39,6 +39,7 @@ import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.etcd.NodeLeases.NodeLease;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.AdminLeaseStore;
+import io.github.leaderelection.spi.BatchCutShortException;
 import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.CandidateListStore;
 import io.github.leaderelection.spi.ChangeFeedStore;
@@ -332,6 +333,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 			states.put(unread.get(i), state(unread.get(i), responses.get(i)));
 		}
 		List<Grant> grants = new ArrayList<>();
+		Set<String> answered = new LinkedHashSet<>(states.keySet());
 		LeaderElectionException failure = null;
 		for (Map.Entry<String, GroupState> state : states.entrySet()) {
 			try {
@@ -342,13 +344,18 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 			}
 			catch (LeaderElectionException ex) {
 				logger.debug("Could not acquire group '{}' in etcd", state.getKey(), ex);
+				answered.remove(state.getKey());
 				failure = (failure != null) ? failure : ex;
 			}
 		}
 		if (grants.isEmpty() && failure != null) {
 			throw failure;
 		}
-		return take(call, grants, candidateId, leaseDuration, start);
+		Map<String, Lease> taken = take(call, grants, candidateId, leaseDuration, start);
+		if (failure != null) {
+			throw new BatchCutShortException(answered, taken, failure);
+		}
+		return taken;
 	}
 
 	/**

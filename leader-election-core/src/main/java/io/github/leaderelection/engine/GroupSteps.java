@@ -13,8 +13,8 @@ import io.github.leaderelection.engine.GroupState.Lost;
 import io.github.leaderelection.engine.GroupState.Pending;
 import io.github.leaderelection.engine.GroupState.Releasing;
 import io.github.leaderelection.engine.GroupState.Stopped;
+import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.Lease;
-import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -210,7 +210,7 @@ final class GroupSteps {
 	/**
 	 * What a read round found: the group's lease, or null if it was never led.
 	 * @return whether this candidate is to take the lease now, in the round's
-	 * {@link LeaseStore#tryAcquireAll acquisition}
+	 * {@link BatchLeaseStore#tryAcquireAll acquisition}
 	 */
 	boolean readInRound(@Nullable Lease lease) {
 		synchronized (this.elector) {

@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.spi.BatchCutShortException;
+import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.Batches;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
@@ -22,8 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node's regular store requests, for all its groups at once: once per retry period,
- * one {@link LeaseStore#renewAll renewal} of every lease the node leads and one
- * {@link LeaseStore#readAll read} of every group it follows, so that a node with ten
+ * one {@link BatchLeaseStore#renewAll renewal} of every lease the node leads and one
+ * {@link BatchLeaseStore#readAll read} of every group it follows, so that a node with ten
  * thousand groups makes two requests per period, not ten thousand.
  *
  * <p>
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * hands each its own outcome, and the elector decides what that means for its belief. A
  * belief extended by a round lasts the renew deadline from the instant the round was
  * sent, as one renewed on its own would. The leases a read finds free for the taking are
- * taken at once, in one {@link LeaseStore#tryAcquireAll acquisition}.
+ * taken at once, in one {@link BatchLeaseStore#tryAcquireAll acquisition}.
  *
  * <p>
  * Besides the regular rounds, a follower that needs a look at its lease now (it has just

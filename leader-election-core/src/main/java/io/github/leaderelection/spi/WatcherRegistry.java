@@ -11,11 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The callbacks of a store's {@link LeaseStore#watch watches}, by group: a store that
- * hears of changes itself (a notification, a ZooKeeper watch, a lost connection) calls
- * those of the group, or of every group. A callback that throws is logged and does not
- * keep the others from being called; a callback added or removed while the group's are
- * being called is called, or not, from the next notification on.
+ * The callbacks of a store's {@link ChangeFeedStore#watch watches}, by group: a store
+ * that hears of changes itself (a notification, a ZooKeeper watch, a lost connection)
+ * calls those of the group, or of every group. A callback that throws is logged and does
+ * not keep the others from being called; a callback added or removed while the group's
+ * are being called is called, or not, from the next notification on.
  *
  * <pre class="code">
  * public AutoCloseable watch(String group, Runnable onChange) {

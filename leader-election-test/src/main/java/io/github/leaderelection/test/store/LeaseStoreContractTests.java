@@ -437,7 +437,8 @@ public abstract class LeaseStoreContractTests {
 
 	/**
 	 * The engine announces a starting candidate with weight 0, then with its weight once
-	 * its elections have joined their groups (see {@link LeaseStore#keepCandidateAlive}).
+	 * its elections have joined their groups (see
+	 * {@link io.github.leaderelection.spi.CandidateListStore#keepCandidateAlive}).
 	 */
 	@Test
 	void listsAStartingCandidateWithWeightZeroThenWithItsWeight() {

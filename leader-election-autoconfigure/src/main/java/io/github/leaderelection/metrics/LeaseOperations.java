@@ -2,9 +2,12 @@ package io.github.leaderelection.metrics;
 
 import java.lang.reflect.Method;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.github.leaderelection.spi.AdminLeaseStore;
+import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import org.jspecify.annotations.Nullable;
@@ -28,6 +31,10 @@ final class LeaseOperations extends StaticMethodMatcherPointcut {
 			"release", "release", "forceLeader", "force", "clear", "clear", "tryAcquireAll", "acquire-all", "renewAll",
 			"renew-all", "readAll", "read-all");
 
+	/** Where the operations are declared: the four calls, the batches, the operator's. */
+	private static final List<Class<?>> DECLARING = List.of(LeaseStore.class, BatchLeaseStore.class,
+			AdminLeaseStore.class);
+
 	LeaseOperations() {
 		setClassFilter(new RootClassFilter(LeaseStore.class));
 	}
@@ -35,8 +42,8 @@ final class LeaseOperations extends StaticMethodMatcherPointcut {
 	@Override
 	public boolean matches(Method method, Class<?> targetClass) {
 		String name = method.getName();
-		return NAMES.containsKey(name)
-				&& ReflectionUtils.findMethod(LeaseStore.class, name, method.getParameterTypes()) != null;
+		return NAMES.containsKey(name) && DECLARING.stream()
+			.anyMatch((type) -> ReflectionUtils.findMethod(type, name, method.getParameterTypes()) != null);
 	}
 
 	/** The operation's name, or {@code null} for another method. */

@@ -6,9 +6,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.BatchCutShortException;
 import io.github.leaderelection.spi.ForwardingLeaseStore;
+import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lease store that records when each acquire and renew started and how it ended
@@ -64,22 +66,36 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 		try {
 			taken = super.tryAcquireAll(groups, candidateId, leaseDuration, timeout);
 		}
+		catch (BatchCutShortException ex) {
+			// What it took is acted on: recorded as taken, the groups it did not reach as
+			// failed.
+			recordAcquisitions(groups, ex.leases(), ex.answered(), entry);
+			throw ex;
+		}
 		catch (RuntimeException ex) {
 			long exit = EventLog.now();
 			groups.forEach((group) -> this.log.write("acquire", entry, exit, "error", 0, 0, group));
 			throw ex;
 		}
+		recordAcquisitions(groups, taken, null, entry);
+		return taken;
+	}
+
+	private void recordAcquisitions(Collection<String> groups, Map<String, Lease> taken, @Nullable Set<String> answered,
+			long entry) {
 		long exit = EventLog.now();
 		for (String group : groups) {
 			Lease lease = taken.get(group);
 			if (lease != null) {
 				this.log.write("acquire", entry, exit, "taken", lease.term(), lease.activeIn().toNanos(), group);
 			}
-			else {
+			else if (answered == null || answered.contains(group)) {
 				this.log.write("acquire", entry, exit, "empty", 0, 0, group);
 			}
+			else {
+				this.log.write("acquire", entry, exit, "error", 0, 0, group);
+			}
 		}
-		return taken;
 	}
 
 	@Override
@@ -109,6 +125,13 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 		Set<String> renewed;
 		try {
 			renewed = super.renewAll(leases, leaseDuration, timeout);
+		}
+		catch (BatchCutShortException ex) {
+			long exit = EventLog.now();
+			leases.forEach((lease) -> this.log.write("renew-end", entry, exit, lease.term(),
+					ex.answered().contains(lease.group()) ? ex.leases().containsKey(lease.group()) : "error",
+					lease.group()));
+			throw ex;
 		}
 		catch (RuntimeException ex) {
 			long exit = EventLog.now();

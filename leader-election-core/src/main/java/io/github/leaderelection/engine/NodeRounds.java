@@ -309,15 +309,23 @@ final class NodeRounds implements GroupSteps.Rounds {
 			return;
 		}
 		long end = this.runtime.nanoTime();
+		// A batch cut short by its timeout (taken group by group, the time ran out) left
+		// groups untried: those look again at once, not at the next round, which a round
+		// still on its way when it fell due has skipped (a free group would otherwise
+		// wait two retry periods). "By its timeout" is three quarters of it on this
+		// engine's clock: the store counts the timeout on its own, which may run at
+		// another rate. A batch cut short by a failure leaves them to the next round, as
+		// any failed call: a store in trouble is not pressed harder.
+		boolean outOfTime = end - start >= this.timing.storeCallTimeout().toNanos() * 3 / 4;
 		Map<String, Lease> took = taken;
 		Answered outcome = answered;
 		eachOnItsOwn(taking, (elector) -> {
-			elector.steps().acquiredInRound(took.get(elector.group()), start, end);
-			if (!outcome.includes(elector.group())) {
-				// Not tried (a batch taken group by group stopped early): looks again at
-				// once, not at the next round, which a round still on its way when it
-				// fell due has skipped (a free group would otherwise wait two retry
-				// periods).
+			if (outcome.includes(elector.group())) {
+				elector.steps().acquiredInRound(took.get(elector.group()), start, end);
+				return;
+			}
+			elector.steps().acquireFailedInRound(outcome.failure());
+			if (outOfTime) {
 				elector.steps().requestAttempt();
 			}
 		});

@@ -76,9 +76,6 @@ final class GroupElector implements LeaderElection {
 
 	private long startedNanos = -1;
 
-	/** When this instance was last granted leadership. */
-	private long grantedNanos;
-
 	private @Nullable Future<?> deadlineCheck;
 
 	/**
@@ -276,9 +273,9 @@ final class GroupElector implements LeaderElection {
 		return !(current instanceof NotStarted || current instanceof Stopped);
 	}
 
-	/** When this instance was last granted leadership. */
-	synchronized long grantedNanos() {
-		return this.grantedNanos;
+	/** When this instance was granted the leadership it holds, or 0 if it holds none. */
+	long grantedNanos() {
+		return (this.state instanceof Leading leading) ? leading.belief().grantedNanos() : 0;
 	}
 
 	/**
@@ -308,7 +305,6 @@ final class GroupElector implements LeaderElection {
 		this.state = step.state();
 		for (Effect effect : step.effects()) {
 			if (effect instanceof Effect.Granted granted) {
-				this.grantedNanos = now();
 				this.sightings.granted(granted.leadership());
 			}
 			else if (effect instanceof Effect.Revoked revoked) {

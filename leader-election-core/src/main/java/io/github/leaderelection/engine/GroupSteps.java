@@ -16,8 +16,6 @@ import io.github.leaderelection.engine.GroupState.Stopped;
 import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.Lease;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Who takes the next step of one group's election, and when: the node's {@link NodeRounds
@@ -34,8 +32,6 @@ import org.slf4j.LoggerFactory;
  * group), and no store call is made with it held.
  */
 final class GroupSteps {
-
-	private static final Logger logger = LoggerFactory.getLogger(GroupElector.class);
 
 	private final GroupElector elector;
 

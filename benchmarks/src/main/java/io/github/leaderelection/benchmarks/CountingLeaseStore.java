@@ -74,7 +74,7 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 	}
 
 	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		return count("renew", () -> delegate().renew(lease, leaseDuration, timeout));
 	}
 
@@ -85,7 +85,7 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 	}
 
 	@Override
-	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		return count("renewAll", () -> super.renewAll(leases, leaseDuration, timeout));
 	}
 

@@ -99,10 +99,10 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 	}
 
 	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		long entry = EventLog.now();
 		this.log.write("renew-start", entry, lease.term(), lease.group());
-		boolean renewed;
+		Optional<Lease> renewed;
 		try {
 			renewed = delegate().renew(lease, leaseDuration, timeout);
 		}
@@ -110,7 +110,7 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 			this.log.write("renew-end", entry, EventLog.now(), lease.term(), "error", lease.group());
 			throw ex;
 		}
-		this.log.write("renew-end", entry, EventLog.now(), lease.term(), renewed, lease.group());
+		this.log.write("renew-end", entry, EventLog.now(), lease.term(), renewed.isPresent(), lease.group());
 		return renewed;
 	}
 
@@ -119,10 +119,10 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 	 * round's start.
 	 */
 	@Override
-	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		long entry = EventLog.now();
 		leases.forEach((lease) -> this.log.write("renew-start", entry, lease.term(), lease.group()));
-		Set<String> renewed;
+		Map<String, Lease> renewed;
 		try {
 			renewed = super.renewAll(leases, leaseDuration, timeout);
 		}
@@ -140,7 +140,7 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 		}
 		long exit = EventLog.now();
 		leases.forEach((lease) -> this.log.write("renew-end", entry, exit, lease.term(),
-				renewed.contains(lease.group()), lease.group()));
+				renewed.containsKey(lease.group()), lease.group()));
 		return renewed;
 	}
 

@@ -134,16 +134,17 @@ final class GroupCalls {
 			}
 			return Next.NOW;
 		}
-		if (!this.store.renew(lease, this.runtime.timing().leaseDuration(), this.callTimeout)) {
+		Lease renewed = this.store.renew(lease, this.runtime.timing().leaseDuration(), this.callTimeout).orElse(null);
+		if (renewed == null) {
 			return refused(lease);
 		}
-		return renewed(lease, before, start);
+		return renewed(lease, renewed, before, start);
 	}
 
-	/** A renewal sent at {@code start} succeeded. */
-	Next renewed(Lease lease, @Nullable Belief before, long start) {
+	/** The renewal of {@code lease}, sent at {@code start}, succeeded. */
+	Next renewed(Lease lease, Lease renewed, @Nullable Belief before, long start) {
 		synchronized (this.elector) {
-			return this.elector.on(new Event.Renewed(lease, before, start, now())).next();
+			return this.elector.on(new Event.Renewed(lease, renewed, before, start, now())).next();
 		}
 	}
 

@@ -135,20 +135,23 @@ final class GroupMachine {
 		Lease lease = renewed.lease();
 		if (state instanceof Releasing releasing && releasing.lease() == lease) {
 			// Yielded while the renewal was on its way: a lease to be released is never
-			// granted or extended, or the release would leave a belief with no lease.
-			return Step.stay(state, Next.NOW);
+			// granted or extended, or the release would leave a belief with no lease. The
+			// release names the lease as renewed, which is what the store now holds.
+			return Step.stay(new Releasing(renewed.renewed(), releasing.requeue()), Next.NOW);
 		}
 		if (state instanceof Leading leading && leading.lease() == lease) {
 			Belief current = leading.belief();
+			Leading held = new Leading(renewed.renewed(), current);
 			if (current != renewed.before()) {
-				return Step.stay(state, Next.NOW);
+				return Step.stay(held, Next.NOW);
 			}
 			if (!current.isHeldAt(renewed.at())) {
 				// The deadline passed during the call and its check has not run yet: the
 				// belief ended then, and isLeader() has said so since.
-				return expire(leading, true, Next.NOW);
+				return expire(held, true, Next.NOW);
 			}
-			return Step.to(new Leading(lease, current.extendedTo(renewed.start() + this.renewDeadlineNanos)),
+			return Step.to(
+					new Leading(renewed.renewed(), current.extendedTo(renewed.start() + this.renewDeadlineNanos)),
 					Next.ROUND);
 		}
 		if (state instanceof Pending pending && pending.lease() == lease) {
@@ -157,9 +160,10 @@ final class GroupMachine {
 			}
 			long untilActive = pending.activeFromNanos() - renewed.start();
 			if (untilActive > 0) {
-				return Step.stay(state, Next.after(Math.min(this.retryPeriodNanos, untilActive)));
+				return Step.stay(new Pending(renewed.renewed(), pending.activeFromNanos()),
+						Next.after(Math.min(this.retryPeriodNanos, untilActive)));
 			}
-			return grantUnlessTooLate(lease, renewed.start(), renewed.at(), null);
+			return grantUnlessTooLate(renewed.renewed(), renewed.start(), renewed.at(), null);
 		}
 		return Step.stay(state); // forced elsewhere or stopped while renewing
 	}
@@ -341,11 +345,20 @@ final class GroupMachine {
 		/**
 		 * The store extended the lease.
 		 *
+		 * @param lease the lease the renewal was sent for
+		 * @param renewed the lease as renewed, which the next renewal or the release
+		 * names
 		 * @param before the belief when the renewal was sent, or null while pending
 		 * @param start when it was sent
 		 * @param at now
 		 */
-		record Renewed(Lease lease, @Nullable Belief before, long start, long at) implements Event {
+		record Renewed(Lease lease, Lease renewed, @Nullable Belief before, long start, long at) implements Event {
+
+			/** A renewal that handed the same lease back. */
+			Renewed(Lease lease, @Nullable Belief before, long start, long at) {
+				this(lease, lease, before, start, at);
+			}
+
 		}
 
 		/** The store refused to renew the lease. */

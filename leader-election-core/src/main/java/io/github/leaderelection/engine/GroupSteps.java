@@ -316,13 +316,16 @@ final class GroupSteps {
 			return GroupSteps.this;
 		}
 
-		/** The store extended the lease. */
-		void renewed() {
+		/**
+		 * The store extended the lease.
+		 * @param renewed the lease as renewed
+		 */
+		void renewed(Lease renewed) {
 			synchronized (GroupSteps.this.elector) {
 				GroupSteps.this.roundCallPending = false;
 			}
 			GroupSteps.this.calls.answered();
-			schedule(GroupSteps.this.calls.renewed(this.lease, this.before, this.start));
+			schedule(GroupSteps.this.calls.renewed(this.lease, renewed, this.before, this.start));
 		}
 
 		/**

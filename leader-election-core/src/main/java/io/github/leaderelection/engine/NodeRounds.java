@@ -151,14 +151,14 @@ final class NodeRounds implements GroupSteps.Rounds {
 		if (renewals.isEmpty()) {
 			return;
 		}
-		Set<String> renewed;
+		Map<String, Lease> renewed;
 		Answered answered;
 		try {
 			renewed = renewBatch(renewals.stream().map(GroupSteps.RoundRenewal::lease).toList());
 			answered = Answered.ALL;
 		}
 		catch (BatchCutShortException ex) {
-			renewed = ex.leases().keySet();
+			renewed = ex.leases();
 			answered = new Answered(ex);
 		}
 		catch (Throwable ex) {
@@ -167,12 +167,12 @@ final class NodeRounds implements GroupSteps.Rounds {
 			return;
 		}
 		List<GroupSteps.RoundRenewal> refused = new ArrayList<>();
-		Set<String> extended = renewed;
+		Map<String, Lease> extended = renewed;
 		Answered outcome = answered;
 		eachOnItsOwn(renewals, (renewal) -> {
 			String group = renewal.lease().group();
-			if (extended.contains(group)) {
-				renewal.renewed();
+			if (extended.containsKey(group)) {
+				renewal.renewed(extended.get(group));
 			}
 			else if (!outcome.includes(group)) {
 				renewal.steps().roundFailed(outcome.failure());
@@ -334,11 +334,12 @@ final class NodeRounds implements GroupSteps.Rounds {
 	// A batch of one group, the usual case of an application with one group, is sent as
 	// the call for that group, so that its metrics and traces name the group.
 
-	private Set<String> renewBatch(List<Lease> leases) {
+	private Map<String, Lease> renewBatch(List<Lease> leases) {
 		if (leases.size() == 1) {
 			Lease lease = leases.get(0);
 			return this.store.renew(lease, this.timing.leaseDuration(), this.timing.storeCallTimeout())
-					? Set.of(lease.group()) : Set.of();
+				.map((renewed) -> Map.of(lease.group(), renewed))
+				.orElse(Map.of());
 		}
 		return Batches.renewAll(this.store, leases, this.timing.leaseDuration(), this.timing.storeCallTimeout());
 	}

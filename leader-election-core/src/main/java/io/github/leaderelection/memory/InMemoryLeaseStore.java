@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 
@@ -31,6 +32,8 @@ import org.jspecify.annotations.Nullable;
 public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
 
 	private final Map<String, Row> rows = new ConcurrentHashMap<>();
+
+	private final AtomicLong versions = new AtomicLong();
 
 	private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
 
@@ -67,7 +70,7 @@ public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, 
 			}
 			long term = (row != null) ? row.term + 1 : 1;
 			long activeFrom = (row != null) ? Math.max(row.leaseEnd, now) : now;
-			taken[0] = new Row(candidateId, term, activeFrom, now + leaseDuration.toNanos());
+			taken[0] = row(candidateId, term, activeFrom, now + leaseDuration.toNanos());
 			return taken[0];
 		});
 		if (taken[0] == null) {
@@ -78,7 +81,7 @@ public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, 
 	}
 
 	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		return renew(lease, leaseDuration, this.nanoClock.getAsLong());
 	}
 
@@ -90,13 +93,11 @@ public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, 
 	}
 
 	@Override
-	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		long now = this.nanoClock.getAsLong();
-		Set<String> renewed = new LinkedHashSet<>();
+		Map<String, Lease> renewed = new LinkedHashMap<>();
 		for (Lease lease : leases) {
-			if (renew(lease, leaseDuration, now)) {
-				renewed.add(lease.group());
-			}
+			renew(lease, leaseDuration, now).ifPresent((extended) -> renewed.put(lease.group(), extended));
 		}
 		return renewed;
 	}
@@ -115,16 +116,18 @@ public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, 
 		return leases;
 	}
 
-	private boolean renew(Lease lease, Duration leaseDuration, long now) {
-		boolean[] renewed = new boolean[1];
+	private Optional<Lease> renew(Lease lease, Duration leaseDuration, long now) {
+		Row[] renewed = new Row[1];
 		this.rows.computeIfPresent(lease.group(), (key, row) -> {
 			if (!row.isHeld(lease)) {
 				return row;
 			}
-			renewed[0] = true;
-			return new Row(row.holder, row.term, row.activeFrom, now + leaseDuration.toNanos());
+			// A renewal keeps the version: one whose answer was lost must not keep the
+			// holder from releasing the lease it still holds.
+			renewed[0] = new Row(row.holder, row.term, row.activeFrom, now + leaseDuration.toNanos(), row.version);
+			return renewed[0];
 		});
-		return renewed[0];
+		return Optional.ofNullable(renewed[0]).map((row) -> row.toLease(lease.group(), now));
 	}
 
 	@Override
@@ -138,7 +141,7 @@ public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, 
 			released[0] = true;
 			// Never before activeFrom: a holder still waiting out an earlier one passes
 			// the wait on.
-			return new Row(null, row.term, row.activeFrom, Math.max(Math.min(row.leaseEnd, now), row.activeFrom));
+			return row(null, row.term, row.activeFrom, Math.max(Math.min(row.leaseEnd, now), row.activeFrom));
 		});
 		if (released[0]) {
 			notifyWatchers(lease.group());
@@ -150,19 +153,19 @@ public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, 
 		long now = this.nanoClock.getAsLong();
 		this.rows.compute(group, (key, row) -> {
 			if (row == null) {
-				return new Row(candidateId, 0, now, now);
+				return row(candidateId, 0, now, now);
 			}
 			if (candidateId.equals(row.holder)) {
 				return row;
 			}
-			return new Row(candidateId, row.term + 1, row.activeFrom, Math.max(row.leaseEnd, now));
+			return row(candidateId, row.term + 1, row.activeFrom, Math.max(row.leaseEnd, now));
 		});
 		notifyWatchers(group);
 	}
 
 	@Override
 	public void clear(String group, Duration timeout) {
-		this.rows.computeIfPresent(group, (key, row) -> new Row(null, row.term, row.activeFrom, row.leaseEnd));
+		this.rows.computeIfPresent(group, (key, row) -> row(null, row.term, row.activeFrom, row.leaseEnd));
 		notifyWatchers(group);
 	}
 
@@ -202,15 +205,25 @@ public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, 
 		}
 	}
 
-	private record Row(@Nullable String holder, long term, long activeFrom, long leaseEnd) {
+	/**
+	 * A row as granted, released, forced or cleared now: each such write gives it a new
+	 * version, which renew and release compare, as on the stores that compare a version
+	 * of their own.
+	 */
+	private Row row(@Nullable String holder, long term, long activeFrom, long leaseEnd) {
+		return new Row(holder, term, activeFrom, leaseEnd, this.versions.incrementAndGet());
+	}
+
+	private record Row(@Nullable String holder, long term, long activeFrom, long leaseEnd, long version) {
 
 		boolean isHeld(Lease lease) {
-			return lease.holder() != null && lease.holder().equals(this.holder) && lease.term() == this.term;
+			return lease.holder() != null && lease.holder().equals(this.holder) && lease.term() == this.term
+					&& lease.version() == this.version;
 		}
 
 		Lease toLease(String group, long now) {
 			return new Lease(group, this.holder, this.term, Duration.ofNanos(this.leaseEnd - now),
-					Duration.ofNanos(Math.max(0, this.activeFrom - now)));
+					Duration.ofNanos(Math.max(0, this.activeFrom - now)), this.version);
 		}
 
 	}

@@ -3,7 +3,6 @@ package io.github.leaderelection.spi;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * A store that reads, takes and renews the leases of many groups in one request (a
@@ -35,11 +34,11 @@ public interface BatchLeaseStore extends LeaseStore {
 	 * @param leases leases of distinct groups
 	 * @param leaseDuration how long each lease lasts from now by the store's clock
 	 * @param timeout how long the call may take
-	 * @return the groups whose leases were extended; the others were refused
+	 * @return the leases as renewed, by group; a group missing from it was refused
 	 * @throws BatchCutShortException if it answered for some groups and not for the
 	 * others, with what it did for those it answered
 	 */
-	Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout);
+	Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout);
 
 	/**
 	 * Reads several groups' leases, each the way {@link #read} reads one.

@@ -72,15 +72,15 @@ public final class Batches {
 	 * @param leases leases of distinct groups
 	 * @param leaseDuration how long each lease lasts from now by the store's clock
 	 * @param timeout how long the batch may take
-	 * @return the groups whose leases were extended; the others were refused
+	 * @return the leases as renewed, by group; a group missing from it was refused
 	 */
-	public static Set<String> renewAll(LeaseStore store, Collection<Lease> leases, Duration leaseDuration,
+	public static Map<String, Lease> renewAll(LeaseStore store, Collection<Lease> leases, Duration leaseDuration,
 			Duration timeout) {
 		return (store instanceof BatchLeaseStore batches) ? batches.renewAll(leases, leaseDuration, timeout)
 				: renewEach(store, leases, leaseDuration, timeout);
 	}
 
-	private static Set<String> renewEach(LeaseStore store, Collection<Lease> leases, Duration leaseDuration,
+	private static Map<String, Lease> renewEach(LeaseStore store, Collection<Lease> leases, Duration leaseDuration,
 			Duration timeout) {
 		StoreCall call = StoreCall.start("renew " + leases.size() + " leases", "in the " + store.backend() + " store",
 				timeout);
@@ -88,16 +88,15 @@ public final class Batches {
 		Set<String> answered = new LinkedHashSet<>();
 		for (Lease lease : leases) {
 			try {
-				if (store.renew(lease, leaseDuration, call.remaining())) {
-					renewed.put(lease.group(), lease);
-				}
+				store.renew(lease, leaseDuration, call.remaining())
+					.ifPresent((extended) -> renewed.put(lease.group(), extended));
 			}
 			catch (RuntimeException ex) {
 				throw cutShort(answered, renewed, ex);
 			}
 			answered.add(lease.group());
 		}
-		return renewed.keySet();
+		return renewed;
 	}
 
 	/**

@@ -51,7 +51,7 @@ public abstract class ForwardingLeaseStore
 	}
 
 	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		return this.delegate.renew(lease, leaseDuration, timeout);
 	}
 
@@ -62,7 +62,7 @@ public abstract class ForwardingLeaseStore
 	}
 
 	@Override
-	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		return Batches.renewAll(this.delegate, leases, leaseDuration, timeout);
 	}
 

@@ -19,13 +19,52 @@ import org.jspecify.annotations.Nullable;
  * @param activeIn time left until the holder may act. Positive only right after the lease
  * was taken over from a holder whose lease had not run out (a forced leader, a forced
  * re-election): the new holder must not act before the old one's lease is surely over.
+ * @param version the store's own mark of the record's state as it handed this lease out,
+ * opaque to the engine, which hands it back unchanged: a store that compares more than
+ * the holder and term on renew and release (a ZooKeeper node's version, an etcd key's
+ * revision) finds it here rather than in a cache of its own. Zero where holder and term
+ * suffice.
  */
-public record Lease(String group, @Nullable String holder, long term, Duration expiresIn, Duration activeIn) {
+public record Lease(String group, @Nullable String holder, long term, Duration expiresIn, Duration activeIn,
+		long version) {
 
 	public Lease {
 		Objects.requireNonNull(group, "group");
 		Objects.requireNonNull(expiresIn, "expiresIn");
 		Objects.requireNonNull(activeIn, "activeIn");
+	}
+
+	/**
+	 * A lease of a store whose holder and term identify the record's state: its version
+	 * is zero.
+	 * @param group the group
+	 * @param holder the candidate holding the lease, or {@code null}
+	 * @param term the term of the last grant
+	 * @param expiresIn time left until the store lets others take the lease
+	 * @param activeIn time left until the holder may act
+	 */
+	public Lease(String group, @Nullable String holder, long term, Duration expiresIn, Duration activeIn) {
+		this(group, holder, term, expiresIn, activeIn, 0);
+	}
+
+	/**
+	 * This lease as a renewal hands it out that changed nothing but its expiry: the same
+	 * holder, term, wait and version, expiring {@code leaseDuration} from the renewal.
+	 * @param leaseDuration how long the renewal made the lease last
+	 * @return the renewed lease
+	 */
+	public Lease renewedFor(Duration leaseDuration) {
+		return new Lease(this.group, this.holder, this.term, leaseDuration, this.activeIn, this.version);
+	}
+
+	/**
+	 * This lease with another version, as a store hands it out after a write that changed
+	 * its record.
+	 * @param version the store's new version
+	 * @return the lease
+	 */
+	public Lease withVersion(long version) {
+		return new Lease(this.group, this.holder, this.term, this.expiresIn, this.activeIn, version);
 	}
 
 	/** Whether the store would let another candidate take the lease. */

@@ -35,7 +35,9 @@ import java.util.Optional;
  * <li>a lease is taken only when it is free, expired or already names the candidate, and
  * every take increments the term, which never decreases (not even after
  * {@link AdminLeaseStore#clear});</li>
- * <li>renew and release act only for the exact holder and term they are given;</li>
+ * <li>renew and release act only while the record has the lease's holder and term (and
+ * its {@linkplain Lease#version() version}, on a store that hands one out), and a renewal
+ * hands out the lease to name next;</li>
  * <li>expiry is judged by the store's clock alone.</li>
  * </ul>
  */
@@ -65,20 +67,23 @@ public interface LeaseStore extends AutoCloseable {
 
 	/**
 	 * Extends the lease to {@code leaseDuration} from now, only if it still has this
-	 * lease's holder and term.
-	 * @param lease a lease {@link #tryAcquire} returned
+	 * lease's holder and term (and {@linkplain Lease#version() version}, on a store that
+	 * hands one out).
+	 * @param lease a lease {@link #tryAcquire} returned, or the last renewal of it
 	 * @param leaseDuration how long the lease lasts from now by the store's clock
 	 * @param timeout how long the call may take
-	 * @return whether the lease was extended
+	 * @return the lease as renewed (its holder and term unchanged; the engine renews and
+	 * releases this one from now on), or empty when it was refused
 	 */
-	boolean renew(Lease lease, Duration leaseDuration, Duration timeout);
+	Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout);
 
 	/**
-	 * Ends the lease at once, only if it still has this lease's holder and term;
-	 * otherwise does nothing. The caller must have stopped acting as leader before
-	 * calling this. A holder that was still waiting out an earlier holder
-	 * ({@link Lease#activeIn()}) leaves that wait in place for the next one.
-	 * @param lease a lease {@link #tryAcquire} returned
+	 * Ends the lease at once, only if it still has this lease's holder and term (and
+	 * version, on a store that hands one out); otherwise does nothing. The caller must
+	 * have stopped acting as leader before calling this. A holder that was still waiting
+	 * out an earlier holder ({@link Lease#activeIn()}) leaves that wait in place for the
+	 * next one.
+	 * @param lease a lease {@link #tryAcquire} returned, or the last renewal of it
 	 * @param timeout how long the call may take
 	 */
 	void release(Lease lease, Duration timeout);

@@ -3,6 +3,8 @@ package io.github.leaderelection.engine;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -86,13 +88,13 @@ class EventDeliveryTests {
 		LeaseStore store = new ForwardingLeaseStore(new InMemoryLeaseStore()) {
 
 			@Override
-			public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 				holdIfAsked();
 				return super.renew(lease, leaseDuration, timeout);
 			}
 
 			@Override
-			public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+			public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 				holdIfAsked();
 				return super.renewAll(leases, leaseDuration, timeout);
 			}

@@ -103,9 +103,9 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 	}
 
 	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		before();
-		return this.mode != Mode.REFUSE_RENEWALS && delegate().renew(lease, leaseDuration, timeout);
+		return (this.mode != Mode.REFUSE_RENEWALS) ? delegate().renew(lease, leaseDuration, timeout) : Optional.empty();
 	}
 
 	@Override
@@ -116,9 +116,9 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 	}
 
 	@Override
-	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		before();
-		return (this.mode != Mode.REFUSE_RENEWALS) ? super.renewAll(leases, leaseDuration, timeout) : Set.of();
+		return (this.mode != Mode.REFUSE_RENEWALS) ? super.renewAll(leases, leaseDuration, timeout) : Map.of();
 	}
 
 	@Override

@@ -61,6 +61,11 @@ class GroupMachineTests {
 	/** Term 2, taken over from a holder whose lease runs out in 2,500. */
 	static final Lease TAKEN_OVER = lease(ME, 2, 2_500);
 
+	/** {@link #OURS} as a renewal that wrote handed it out, with a new version. */
+	static final Lease OURS_RENEWED = new Lease("g", ME, 1, Duration.ofSeconds(15), Duration.ZERO, 7);
+
+	static final Lease TAKEN_OVER_RENEWED = new Lease("g", ME, 2, Duration.ofSeconds(15), Duration.ofNanos(500), 8);
+
 	static final Lease OTHERS = lease("other", 3, 0);
 
 	static final Belief BELIEF = belief(1, 10_000, 0);
@@ -121,6 +126,18 @@ class GroupMachineTests {
 		rows.add(row(PENDING, renewed(TAKEN_OVER, null, 2_600, 12_600), new Releasing(TAKEN_OVER, false), Next.NOW,
 				new Effect.AnsweredTooLate(TAKEN_OVER, RENEW_DEADLINE), new Effect.StayOut(RETRY, 2)));
 		rows.add(row(PENDING, renewed(TAKEN_OVER, BELIEF, 2_600, 2_700), PENDING, Next.NOW));
+		// A renewal that hands out a new version of the lease: the next renewal, the
+		// grant and the release name that one
+		rows.add(row(LEADING, renewedAs(OURS, OURS_RENEWED, BELIEF, 2_000, 2_100),
+				new Leading(OURS_RENEWED, belief(1, 12_000, 0)), Next.ROUND));
+		rows.add(row(LEADING, renewedAs(OURS, OURS_RENEWED, BELIEF, 2_000, 10_000), new Releasing(OURS_RENEWED, false),
+				Next.NOW, revoked(1, STORE_ERROR), new Effect.StayOut(RETRY, 1)));
+		rows.add(row(RELEASING, renewedAs(OURS, OURS_RENEWED, BELIEF, 2_000, 2_100), new Releasing(OURS_RENEWED, false),
+				Next.NOW));
+		rows.add(row(PENDING, renewedAs(TAKEN_OVER, TAKEN_OVER_RENEWED, null, 2_000, 2_100),
+				new Pending(TAKEN_OVER_RENEWED, 2_600), Next.after(600)));
+		rows.add(row(PENDING, renewedAs(TAKEN_OVER, TAKEN_OVER_RENEWED, null, 2_600, 2_700),
+				new Leading(TAKEN_OVER_RENEWED, belief(2, 12_600, 2_700)), Next.ROUND, granted(2)));
 
 		// A refused renewal: the belief ends at once, the store is asked why, and the
 		// revocation says it
@@ -277,6 +294,10 @@ class GroupMachineTests {
 
 	static Event.Renewed renewed(Lease lease, Belief before, long start, long at) {
 		return new Event.Renewed(lease, before, start, at);
+	}
+
+	static Event.Renewed renewedAs(Lease lease, Lease renewed, Belief before, long start, long at) {
+		return new Event.Renewed(lease, renewed, before, start, at);
 	}
 
 	static Lease lease(String holder, long term, long activeInNanos) {

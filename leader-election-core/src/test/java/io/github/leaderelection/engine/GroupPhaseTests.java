@@ -85,21 +85,19 @@ class GroupPhaseTests {
 			private volatile boolean refuse;
 
 			@Override
-			public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 				if (this.refuse) {
-					return false;
+					return Optional.empty();
 				}
 				this.refuse = true; // the first renewal succeeds, the next is refused
 				return super.renew(lease, leaseDuration, timeout);
 			}
 
 			@Override
-			public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
-				Set<String> renewed = new TreeSet<>();
+			public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+				Map<String, Lease> renewed = new TreeMap<>();
 				for (Lease lease : leases) {
-					if (renew(lease, leaseDuration, timeout)) {
-						renewed.add(lease.group());
-					}
+					renew(lease, leaseDuration, timeout).ifPresent((extended) -> renewed.put(lease.group(), extended));
 				}
 				return renewed;
 			}

@@ -2,6 +2,8 @@ package io.github.leaderelection.engine;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 
@@ -94,15 +96,15 @@ class LateRenewalTests {
 		}
 
 		@Override
-		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
-			boolean renewed = super.renew(lease, leaseDuration, timeout);
+		public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			Optional<Lease> renewed = super.renew(lease, leaseDuration, timeout);
 			answerLate();
 			return renewed;
 		}
 
 		@Override
-		public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
-			Set<String> renewed = super.renewAll(leases, leaseDuration, timeout);
+		public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+			Map<String, Lease> renewed = super.renewAll(leases, leaseDuration, timeout);
 			answerLate();
 			return renewed;
 		}

@@ -271,7 +271,7 @@ class NodeRoundsTests {
 		}
 
 		@Override
-		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 			counted("renew", 1);
 			return super.renew(lease, leaseDuration, timeout);
 		}
@@ -284,7 +284,7 @@ class NodeRoundsTests {
 		}
 
 		@Override
-		public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+		public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 			counted("renewAll", leases.size());
 			return super.renewAll(leases, leaseDuration, timeout);
 		}

@@ -254,10 +254,10 @@ class StoreTroubleTests {
 		}
 
 		@Override
-		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
-			boolean renewed = super.renew(lease, leaseDuration, timeout);
+		public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
+			Optional<Lease> renewed = super.renew(lease, leaseDuration, timeout);
 			long armed = this.armedNanos;
-			if (renewed && armed != 0) {
+			if (renewed.isPresent() && armed != 0) {
 				this.armedNanos = 0;
 				this.outageEnd = this.time.nanoTime() + armed;
 			}
@@ -344,11 +344,11 @@ class StoreTroubleTests {
 		}
 
 		@Override
-		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 			if (this.armed.compareAndSet(true, false)) {
 				takes(this.time, this.hang);
 				this.answeredLost = true;
-				return false;
+				return Optional.empty();
 			}
 			return super.renew(lease, leaseDuration, timeout);
 		}
@@ -413,18 +413,19 @@ class StoreTroubleTests {
 			return super.tryAcquire(group, candidateId, leaseDuration, timeout).map((lease) -> {
 				this.acquiredTerm = lease.term();
 				this.acquiredNanos = this.time.nanoTime();
-				return new Lease(lease.group(), lease.holder(), lease.term(), lease.expiresIn(), this.pendingFor);
+				return new Lease(lease.group(), lease.holder(), lease.term(), lease.expiresIn(), this.pendingFor,
+						lease.version());
 			});
 		}
 
 		@Override
-		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 			boolean pendingOver = this.time.nanoTime() - this.acquiredNanos >= this.pendingFor.toNanos();
 			if (pendingOver && this.hangNext.compareAndSet(true, false)) {
 				takes(this.time, Duration.ofMillis(100));
 				this.whileHanging.run();
 				takes(this.time, Duration.ofMillis(100));
-				boolean renewed = super.renew(lease, leaseDuration, timeout);
+				Optional<Lease> renewed = super.renew(lease, leaseDuration, timeout);
 				this.answered = true;
 				return renewed;
 			}
@@ -505,7 +506,7 @@ class StoreTroubleTests {
 		}
 
 		@Override
-		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 			return call(() -> super.renew(lease, leaseDuration, timeout), timeout);
 		}
 
@@ -522,12 +523,10 @@ class StoreTroubleTests {
 
 		/** One by one through {@link #renew}, which the faults intercept. */
 		@Override
-		public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
-			Set<String> renewed = new LinkedHashSet<>();
+		public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+			Map<String, Lease> renewed = new LinkedHashMap<>();
 			for (Lease lease : leases) {
-				if (renew(lease, leaseDuration, timeout)) {
-					renewed.add(lease.group());
-				}
+				renew(lease, leaseDuration, timeout).ifPresent((extended) -> renewed.put(lease.group(), extended));
 			}
 			return renewed;
 		}

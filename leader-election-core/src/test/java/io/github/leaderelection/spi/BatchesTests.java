@@ -114,7 +114,7 @@ class BatchesTests {
 		}
 
 		@Override
-		public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+		public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 			if (lease.group().equals(this.failing)) {
 				throw new IllegalStateException("Could not reach the store for group '" + lease.group() + "'");
 			}

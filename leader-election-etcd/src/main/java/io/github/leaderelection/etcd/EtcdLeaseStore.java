@@ -537,12 +537,13 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	 * whose answers no longer arrive stops keeping its lease alive.
 	 */
 	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		String group = lease.group();
 		EtcdCall call = new EtcdCall("renew", group, timeout);
 		long start = System.nanoTime();
 		GroupRecord record = record(call, group).orElse(null);
-		return renewHeld(call, List.of(lease), Collections.singletonList(record), leaseDuration, start).contains(group);
+		return Optional.ofNullable(
+				renewHeld(call, List.of(lease), Collections.singletonList(record), leaseDuration, start).get(group));
 	}
 
 	/**
@@ -553,7 +554,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	 * is left out; the failure is thrown only when no lease was extended.
 	 */
 	@Override
-	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		List<Lease> held = leases.stream().filter((lease) -> lease.holder() != null).toList();
 		EtcdCall call = EtcdCall.ofGroups("renew", held.size(), timeout);
 		long start = System.nanoTime();
@@ -574,9 +575,9 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	 * the record.
 	 * @param records each lease's record as read, {@code null} if missing
 	 * @param start when the reads were sent: a renewed belief counts from then
-	 * @return the groups whose lease was extended
+	 * @return the leases as renewed, by group
 	 */
-	private Set<String> renewHeld(EtcdCall call, List<Lease> leases, List<@Nullable GroupRecord> records,
+	private Map<String, Lease> renewHeld(EtcdCall call, List<Lease> leases, List<@Nullable GroupRecord> records,
 			Duration leaseDuration, long start) {
 		long ttl = ttlSeconds(leaseDuration);
 		Map<Long, Map<String, GroupRecord>> byEtcdLease = new LinkedHashMap<>();
@@ -642,7 +643,9 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		if (renewed.isEmpty() && failure != null) {
 			throw failure;
 		}
-		return renewed;
+		Map<String, Lease> extended = new LinkedHashMap<>();
+		renewed.forEach((group) -> extended.put(group, byGroup.get(group).renewedFor(leaseDuration)));
+		return extended;
 	}
 
 	/**

@@ -100,7 +100,7 @@ class EtcdLeaseStoreRequestTests {
 		assertRequests(() -> store.renewAll(List.of(), LEASE, TIMEOUT).size(), 0, Map.of());
 
 		// For comparison: one group on its own, a read and a keep-alive.
-		assertRequests(() -> store.renew(leases.get(0), LEASE, TIMEOUT) ? 1 : 0, 1,
+		assertRequests(() -> store.renew(leases.get(0), LEASE, TIMEOUT).isPresent() ? 1 : 0, 1,
 				Map.of("Range", 1L, "LeaseKeepAlive", 1L));
 	}
 

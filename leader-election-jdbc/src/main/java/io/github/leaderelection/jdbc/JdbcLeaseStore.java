@@ -232,28 +232,34 @@ public class JdbcLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	}
 
 	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		if (lease.holder() == null) {
-			return false;
+			return Optional.empty();
 		}
-		return refusedGivenUp(lease, execute("renew the lease of", lease.group(), timeout, (connection, sql) -> {
-			if (update(connection, sql.renew(), timeout, leaseDuration.toMillis(), lease.group(), lease.holder(),
-					lease.term()) > 0) {
-				return true;
-			}
-			// Under "affected rows" semantics (MySQL's useAffectedRows=true) a renewal
-			// that sets the
-			// very end the lease already has counts 0. Whether the statement matched is
-			// then read
-			// back: once the row has left this holder and term it never returns to them
-			// (every
-			// take-over raises the term), so finding them still there means they were
-			// there for the
-			// UPDATE, which then set the new end.
-			return read(connection, sql, lease.group(), timeout)
-				.filter((current) -> lease.holder().equals(current.holder()) && current.term() == lease.term())
-				.isPresent();
-		}));
+		boolean renewed = refusedGivenUp(lease,
+				execute("renew the lease of", lease.group(), timeout, (connection, sql) -> {
+					if (update(connection, sql.renew(), timeout, leaseDuration.toMillis(), lease.group(),
+							lease.holder(), lease.term()) > 0) {
+						return true;
+					}
+					// Under "affected rows" semantics (MySQL's useAffectedRows=true) a
+					// renewal
+					// that sets the
+					// very end the lease already has counts 0. Whether the statement
+					// matched is
+					// then read
+					// back: once the row has left this holder and term it never returns
+					// to them
+					// (every
+					// take-over raises the term), so finding them still there means they
+					// were
+					// there for the
+					// UPDATE, which then set the new end.
+					return read(connection, sql, lease.group(), timeout)
+						.filter((current) -> lease.holder().equals(current.holder()) && current.term() == lease.term())
+						.isPresent();
+				}));
+		return renewed ? Optional.of(lease.renewedFor(leaseDuration)) : Optional.empty();
 	}
 
 	private boolean refusedGivenUp(Lease lease, boolean renewed) {
@@ -308,19 +314,25 @@ public class JdbcLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	 * whole call.
 	 */
 	@Override
-	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		List<Lease> held = leases.stream().filter((lease) -> lease.holder() != null).toList();
 		if (held.isEmpty()) {
-			return new LinkedHashSet<>();
+			return new LinkedHashMap<>();
 		}
 		long deadline = System.nanoTime() + timeout.toNanos();
 		Set<String> renewed = execute("renew the leases of " + held.size() + " groups", timeout,
 				(connection, sql) -> LeaseBatches.renew(connection, batchSql(connection, sql, deadline), held,
 						leaseDuration.toMillis(), deadline));
-		held.stream()
-			.filter((lease) -> !renewed.contains(lease.group()))
-			.forEach((lease) -> this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term()));
-		return renewed;
+		Map<String, Lease> extended = new LinkedHashMap<>();
+		for (Lease lease : held) {
+			if (renewed.contains(lease.group())) {
+				extended.put(lease.group(), lease.renewedFor(leaseDuration));
+			}
+			else {
+				this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term());
+			}
+		}
+		return extended;
 	}
 
 	/**

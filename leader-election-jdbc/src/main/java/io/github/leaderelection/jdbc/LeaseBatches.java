@@ -101,7 +101,7 @@ final class LeaseBatches {
 
 	/** Returns the lease under another name of its group. */
 	static Lease named(String group, Lease lease) {
-		return new Lease(group, lease.holder(), lease.term(), lease.expiresIn(), lease.activeIn());
+		return new Lease(group, lease.holder(), lease.term(), lease.expiresIn(), lease.activeIn(), lease.version());
 	}
 
 	private static Set<String> renewChunk(Connection connection, BatchSql batch, List<Lease> leases, long millis,

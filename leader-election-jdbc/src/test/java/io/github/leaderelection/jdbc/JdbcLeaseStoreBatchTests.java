@@ -150,7 +150,7 @@ class JdbcLeaseStoreBatchTests {
 			assertThat(counter.takeCount()).as("statements to take %d leases first", THOUSANDS)
 				.isEqualTo(database.statementsToAcquire(THOUSANDS, table.dataSource()) + columnTypes);
 			List<Lease> leases = List.copyOf(taken.values());
-			assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(groups);
+			assertThat(store.renewAll(leases, RENEWED, TIMEOUT).keySet()).containsExactlyInAnyOrderElementsOf(groups);
 			assertThat(counter.takeCount()).as("statements to renew %d leases", THOUSANDS)
 				.isEqualTo(database.statementsPerList(THOUSANDS));
 			List<String> asked = new ArrayList<>(groups);
@@ -174,7 +174,7 @@ class JdbcLeaseStoreBatchTests {
 				assertThat(retaken.get(lease.group()).term()).isGreaterThan(lease.term());
 			}
 			assertThat(store.tryAcquireAll(List.of(), "a", LIVE, TIMEOUT)).isEmpty();
-			assertThat(store.renewAll(List.of(), RENEWED, TIMEOUT)).isEmpty();
+			assertThat(store.renewAll(List.of(), RENEWED, TIMEOUT).keySet()).isEmpty();
 			assertThat(store.readAll(List.of(), TIMEOUT)).isEmpty();
 			assertThat(store.renewAll(List.of(new Lease(newGroup(), null, 1, LIVE, Duration.ZERO)), RENEWED, TIMEOUT))
 				.isEmpty();
@@ -253,11 +253,11 @@ class JdbcLeaseStoreBatchTests {
 			List<Lease> leases = List.copyOf(store.tryAcquireAll(groups, "a", LIVE, TIMEOUT).values());
 			assertThat(leases).hasSize(PER_LIST + 1);
 			assertThat(counter.takeCount()).isEqualTo(database.statementsPerList(PER_LIST) + 2 * oneList);
-			assertThat(store.renewAll(leases.subList(0, PER_LIST), RENEWED, TIMEOUT)).hasSize(PER_LIST);
+			assertThat(store.renewAll(leases.subList(0, PER_LIST), RENEWED, TIMEOUT).keySet()).hasSize(PER_LIST);
 			assertThat(counter.takeCount()).isEqualTo(1);
 			assertThat(store.readAll(most, TIMEOUT)).hasSize(PER_LIST);
 			assertThat(counter.takeCount()).isEqualTo(1);
-			assertThat(store.renewAll(leases, RENEWED.plusSeconds(1), TIMEOUT))
+			assertThat(store.renewAll(leases, RENEWED.plusSeconds(1), TIMEOUT).keySet())
 				.containsExactlyInAnyOrderElementsOf(groups);
 			assertThat(counter.takeCount()).isEqualTo(2);
 			assertThat(store.readAll(groups, TIMEOUT)).containsOnlyKeys(groups);
@@ -285,7 +285,7 @@ class JdbcLeaseStoreBatchTests {
 			table.store().clear(cleared.group(), TIMEOUT);
 			List<String> kept = groups(leases.subList(3, MANY));
 			counter.takeCount();
-			assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(kept);
+			assertThat(store.renewAll(leases, RENEWED, TIMEOUT).keySet()).containsExactlyInAnyOrderElementsOf(kept);
 			assertThat(counter.takeCount()).isEqualTo((dialect(table.dataSource()) == SqlDialect.MYSQL) ? 2 : 1);
 			Map<String, Lease> read = store.readAll(groups(leases), TIMEOUT);
 			assertThat(read.get(released.group()).holder()).isNull();
@@ -316,11 +316,12 @@ class JdbcLeaseStoreBatchTests {
 			JdbcLeaseStore store = new JdbcLeaseStore(counter, table.name(), false);
 			List<Lease> leases = acquire(store, 3);
 			counter.takeCount();
-			assertThat(store.renewAll(leases, LIVE, TIMEOUT)).containsExactlyInAnyOrderElementsOf(groups(leases));
+			assertThat(store.renewAll(leases, LIVE, TIMEOUT).keySet())
+				.containsExactlyInAnyOrderElementsOf(groups(leases));
 			assertThat(counter.takeCount()).isEqualTo(affectedRows ? 2 : 1);
 			store.release(leases.get(0), TIMEOUT);
 			counter.takeCount();
-			assertThat(store.renewAll(leases, LIVE, TIMEOUT))
+			assertThat(store.renewAll(leases, LIVE, TIMEOUT).keySet())
 				.containsExactlyInAnyOrderElementsOf(groups(leases.subList(1, 3)));
 			assertThat(counter.takeCount()).isEqualTo(2);
 		}
@@ -347,11 +348,11 @@ class JdbcLeaseStoreBatchTests {
 			Lease lease = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
 			Lease sameRow = new Lease(other, "a", lease.term(), LIVE, Duration.ZERO);
 			assertThat(store.read(other, TIMEOUT)).as("the database equates the names").isPresent();
-			assertThat(store.renew(sameRow, RENEWED, TIMEOUT)).isTrue();
+			assertThat(store.renew(sameRow, RENEWED, TIMEOUT)).isPresent();
 			Map<String, Lease> read = store.readAll(List.of(other, newGroup()), TIMEOUT);
 			assertThat(read).containsOnlyKeys(other);
 			assertThat(read.get(other).term()).isEqualTo(lease.term());
-			assertThat(store.renewAll(List.of(sameRow), RENEWED, TIMEOUT)).containsExactly(other);
+			assertThat(store.renewAll(List.of(sameRow), RENEWED, TIMEOUT).keySet()).containsExactly(other);
 			String unknown = newGroup();
 			Map<String, Lease> taken = store.tryAcquireAll(List.of(other, unknown), "a", LIVE, TIMEOUT);
 			assertThat(taken).containsOnlyKeys(other, unknown);
@@ -384,7 +385,8 @@ class JdbcLeaseStoreBatchTests {
 				assertThat(one.holder()).isEqualTo(candidate);
 				assertThat(one.term()).isEqualTo(taken.get(group).term());
 			}
-			assertThat(store.renewAll(taken.values(), RENEWED, TIMEOUT)).containsExactlyInAnyOrderElementsOf(groups);
+			assertThat(store.renewAll(taken.values(), RENEWED, TIMEOUT).keySet())
+				.containsExactlyInAnyOrderElementsOf(groups);
 			Map<String, Lease> read = store.readAll(groups, TIMEOUT);
 			assertThat(read).containsOnlyKeys(groups);
 			read.values().forEach((lease) -> assertThat(lease.expiresIn()).isGreaterThan(LIVE));
@@ -411,7 +413,7 @@ class JdbcLeaseStoreBatchTests {
 			assertThat(store.read(tooLong, TIMEOUT)).isEmpty();
 			assertThat(store.readAll(List.of(tooLong), TIMEOUT)).isEmpty();
 			Lease alike = new Lease(tooLong, "a", lease.term(), LIVE, Duration.ZERO);
-			assertThat(store.renewAll(List.of(alike), RENEWED, TIMEOUT)).isEmpty();
+			assertThat(store.renewAll(List.of(alike), RENEWED, TIMEOUT).keySet()).isEmpty();
 			assertThat(store.read(longest, TIMEOUT).orElseThrow().expiresIn()).isLessThanOrEqualTo(LIVE);
 		}
 		finally {
@@ -442,7 +444,7 @@ class JdbcLeaseStoreBatchTests {
 				CountDownLatch start = new CountDownLatch(1);
 				Future<Set<String>> renewed = executor.submit(() -> {
 					start.await();
-					return renewing.renewAll(ranOut, LIVE, TIMEOUT);
+					return renewing.renewAll(ranOut, LIVE, TIMEOUT).keySet();
 				});
 				Future<Map<String, Lease>> taken = executor.submit(() -> {
 					start.await();

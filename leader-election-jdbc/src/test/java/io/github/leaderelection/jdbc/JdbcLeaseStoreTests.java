@@ -220,7 +220,7 @@ class JdbcLeaseStoreTests {
 			store.createTableIfMissing();
 			store.verifyTable();
 			Lease lease = store.tryAcquire("orders", "a", LIVE, TIMEOUT).orElseThrow();
-			assertThat(store.renew(lease, LIVE, TIMEOUT)).isTrue();
+			assertThat(store.renew(lease, LIVE, TIMEOUT)).isPresent();
 		}
 		finally {
 			ScratchTable.drop(dataSource, schema + ".leases");
@@ -236,17 +236,17 @@ class JdbcLeaseStoreTests {
 			JdbcLeaseStore store = table.store();
 			Lease a = store.tryAcquire("orders", "a", LIVE, TIMEOUT).orElseThrow();
 			assertThat(store.tryAcquire("orders", "b", LIVE, TIMEOUT)).isEmpty();
-			assertThat(store.renew(a, LIVE, TIMEOUT)).isTrue();
+			assertThat(store.renew(a, LIVE, TIMEOUT)).isPresent();
 			// Not the same duration again: two renewals within one millisecond change
 			// nothing, which
 			// "affected rows" semantics count as 0.
-			assertThat(store.renew(a, LIVE.plusSeconds(1), TIMEOUT)).isTrue();
+			assertThat(store.renew(a, LIVE.plusSeconds(1), TIMEOUT)).isPresent();
 			store.release(a, TIMEOUT);
 			Lease b = store.tryAcquire("orders", "b", LIVE, TIMEOUT).orElseThrow();
 			assertThat(b.activeIn()).isZero();
 			store.forceLeader("orders", "c", TIMEOUT);
 			store.forceLeader("orders", "c", TIMEOUT);
-			assertThat(store.renew(b, LIVE, TIMEOUT)).isFalse();
+			assertThat(store.renew(b, LIVE, TIMEOUT)).isEmpty();
 			Lease c = store.tryAcquire("orders", "c", LIVE, TIMEOUT).orElseThrow();
 			assertThat(c.term()).isGreaterThan(b.term());
 			assertThat(c.activeIn()).isPositive();
@@ -271,7 +271,7 @@ class JdbcLeaseStoreTests {
 			int networkTimeout = connection.getNetworkTimeout();
 			JdbcLeaseStore store = new JdbcLeaseStore(new SingleConnectionDataSource(connection, true), table.name());
 			Lease lease = store.tryAcquire("orders", "a", LIVE, TIMEOUT).orElseThrow();
-			assertThat(store.renew(lease, LIVE, TIMEOUT)).isTrue();
+			assertThat(store.renew(lease, LIVE, TIMEOUT)).isPresent();
 			store.forceLeader("payments", "b", TIMEOUT);
 			assertThat(connection.getAutoCommit()).isFalse();
 			assertThat(connection.getNetworkTimeout()).isEqualTo(networkTimeout);

@@ -262,9 +262,9 @@ public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, Cha
 	}
 
 	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		if (lease.holder() == null) {
-			return false;
+			return Optional.empty();
 		}
 		LeaseCalls.Call call = call("renew the lease of", lease.group(), timeout, this.waitsForReplicas);
 		boolean renewed = isOne(call.run(LeaseScripts.RENEW, script(List.of(lease.group()),
@@ -276,8 +276,9 @@ public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, Cha
 		}
 		if (!renewed) {
 			this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term());
+			return Optional.empty();
 		}
-		return renewed;
+		return Optional.of(lease.renewedFor(leaseDuration));
 	}
 
 	/**
@@ -293,10 +294,10 @@ public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, Cha
 	 * acknowledge: leases renewed all the same then only outlast their leader's belief.
 	 */
 	@Override
-	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		List<Lease> held = leases.stream().filter((lease) -> lease.holder() != null).toList();
 		if (held.isEmpty()) {
-			return new LinkedHashSet<>();
+			return new LinkedHashMap<>();
 		}
 		List<List<Lease>> batches = this.calls.batches(held, (lease) -> key(lease.group(), "lease"));
 		List<LeaseCalls.Script> runs = new ArrayList<>(batches.size());
@@ -323,10 +324,11 @@ public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, Cha
 		held.stream()
 			.filter((lease) -> !renewed.contains(lease.group()))
 			.forEach((lease) -> this.seenTerms.gaveUp(lease.group(), lease.holder(), lease.term()));
-		return held.stream()
-			.map(Lease::group)
-			.filter(renewed::contains)
-			.collect(Collectors.toCollection(LinkedHashSet::new));
+		Map<String, Lease> extended = new LinkedHashMap<>();
+		held.stream()
+			.filter((lease) -> renewed.contains(lease.group()))
+			.forEach((lease) -> extended.put(lease.group(), lease.renewedFor(leaseDuration)));
+		return extended;
 	}
 
 	/**

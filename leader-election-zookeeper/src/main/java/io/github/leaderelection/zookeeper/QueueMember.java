@@ -32,12 +32,6 @@ final class QueueMember {
 	/** The term of its grant, or 0 when it does not hold the lease. */
 	volatile long term;
 
-	/**
-	 * The version of the group node after its grant, or after its last renewal that
-	 * wrote.
-	 */
-	volatile int version;
-
 	volatile long leaseMillis;
 
 	/** The session that owned the node when it was granted. */
@@ -69,9 +63,8 @@ final class QueueMember {
 		return this;
 	}
 
-	void granted(Grant grant, int version, long session, long suspensions) {
+	void granted(Grant grant, long session, long suspensions) {
 		this.term = grant.term();
-		this.version = version;
 		this.leaseMillis = grant.leaseMillis();
 		this.session = session;
 		this.suspensions = suspensions;

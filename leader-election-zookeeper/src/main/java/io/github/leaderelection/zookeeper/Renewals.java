@@ -1,8 +1,9 @@
 package io.github.leaderelection.zookeeper;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -66,17 +67,18 @@ final class Renewals {
 	 * of the current session is renewed, in batches of half a packet at most (one batch
 	 * for a thousand leases of groups with short names).
 	 * @param leases the lease asked for, by member
-	 * @return the groups whose leases were extended
+	 * @return the leases as renewed, by group
 	 */
-	Set<String> renew(Map<QueueMember, Lease> leases, long leaseMillis, long deadline) throws Exception {
-		Set<String> renewed = new HashSet<>();
+	Map<String, Lease> renew(Map<QueueMember, Lease> leases, Duration leaseDuration, long deadline) throws Exception {
+		long leaseMillis = leaseDuration.toMillis();
+		Map<String, Lease> renewed = new HashMap<>();
 		List<QueueMember> batch = new ArrayList<>();
 		int bytes = 0;
 		int budget = leases.isEmpty() ? 0 : this.zookeeper.batchBytes();
 		for (QueueMember member : leases.keySet().stream().sorted(LOCK_ORDER).toList()) {
 			int size = bytes(member);
 			if (!batch.isEmpty() && (batch.size() == MAX_BATCH || bytes + size > budget)) {
-				renewed.addAll(renewLocked(batch, leases, leaseMillis, deadline));
+				renewed.putAll(renewLocked(batch, leases, leaseDuration, deadline));
 				batch = new ArrayList<>();
 				bytes = 0;
 			}
@@ -84,7 +86,7 @@ final class Renewals {
 			bytes += size;
 		}
 		if (!batch.isEmpty()) {
-			renewed.addAll(renewLocked(batch, leases, leaseMillis, deadline));
+			renewed.putAll(renewLocked(batch, leases, leaseDuration, deadline));
 		}
 		return renewed;
 	}
@@ -99,18 +101,23 @@ final class Renewals {
 		return 256 + 2 * this.paths.group(member.group).length() + 3 * member.candidateId.length();
 	}
 
-	private List<String> renewLocked(List<QueueMember> batch, Map<QueueMember, Lease> leases, long leaseMillis,
-			long deadline) throws Exception {
+	private Map<String, Lease> renewLocked(List<QueueMember> batch, Map<QueueMember, Lease> leases,
+			Duration leaseDuration, long deadline) throws Exception {
 		return locked(batch, 0, () -> {
 			long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
 			List<Renewal> renewals = new ArrayList<>();
 			for (QueueMember member : batch) {
 				String node = member.node;
-				if (member.term == leases.get(member).term() && node != null && member.session == session) {
-					renewals.add(new Renewal(member, node, leaseMillis));
+				Lease lease = leases.get(member);
+				if (member.term == lease.term() && node != null && member.session == session) {
+					renewals.add(new Renewal(member, lease, node, leaseDuration.toMillis()));
 				}
 			}
-			return commit(renewals, deadline).stream().map((member) -> member.group).toList();
+			Map<String, Lease> renewed = new HashMap<>();
+			for (Renewal renewal : commit(renewals, deadline)) {
+				renewed.put(renewal.member().group, renewal.renewed(leaseDuration));
+			}
+			return renewed;
 		});
 	}
 
@@ -133,9 +140,9 @@ final class Renewals {
 	/**
 	 * Sends the renewals in one multi-operation, and again without those found lost,
 	 * until one is committed or none is left.
-	 * @return the members whose leases were extended
+	 * @return the renewals committed
 	 */
-	private List<QueueMember> commit(List<Renewal> renewals, long deadline) throws Exception {
+	private List<Renewal> commit(List<Renewal> renewals, long deadline) throws Exception {
 		List<Renewal> pending = renewals;
 		while (!pending.isEmpty()) {
 			List<CuratorOp> operations = new ArrayList<>();
@@ -149,10 +156,11 @@ final class Renewals {
 				throw KeeperException.create(Code.get(result.getResultCode()));
 			}
 			if (CuratorCalls.isOk(result)) {
+				List<Renewal> committed = new ArrayList<>();
 				for (int i = 0; i < pending.size(); i++) {
-					pending.get(i).committed(results.get(2 * i + 1));
+					committed.add(pending.get(i).committed(results.get(2 * i + 1)));
 				}
-				return pending.stream().map(Renewal::member).toList();
+				return committed;
 			}
 			int failed = 0;
 			while (failed < results.size() && results.get(failed).getError() == Code.OK.intValue()) {
@@ -172,11 +180,11 @@ final class Renewals {
 
 	/**
 	 * Reads the group and the queue node of each renewal that a failed request left
-	 * unjudged. A session reads its own writes, so a group version other than the one
-	 * this member last wrote or was granted means somebody else wrote (a force, a clear,
-	 * a grant, a release through another store): that lease is lost, as is one whose node
-	 * is gone. A lagging server may still show the old state; the next request then fails
-	 * on it.
+	 * unjudged. A session reads its own writes, so a group version other than the lease's
+	 * (this member's grant or its last renewal that wrote) means somebody else wrote (a
+	 * force, a clear, a grant, a release through another store): that lease is lost, as
+	 * is one whose node is gone. A lagging server may still show the old state; the next
+	 * request then fails on it.
 	 * @return the renewals still worth sending
 	 */
 	private List<Renewal> stillHeld(List<Renewal> renewals, long deadline) throws Exception {
@@ -194,7 +202,7 @@ final class Renewals {
 		for (int i = 0; i < renewals.size(); i++) {
 			Renewal renewal = renewals.get(i);
 			if (results.get(2 * i) instanceof OpResult.GetDataResult group
-					&& group.getStat().getVersion() == renewal.member().version
+					&& group.getStat().getVersion() == renewal.version()
 					&& results.get(2 * i + 1) instanceof OpResult.GetDataResult) {
 				held.add(renewal);
 			}
@@ -210,15 +218,18 @@ final class Renewals {
 	 * hold the lease in the current session.
 	 *
 	 * @param member the holder
+	 * @param lease the lease to renew
+	 * @param version the group node's version the renewal checks or writes on
 	 * @param node its queue node
 	 * @param leaseMillis the lease duration asked for
 	 * @param quietMillis the wait for an earlier holder still to record: none once it is
 	 * over
 	 */
-	record Renewal(QueueMember member, String node, long leaseMillis, long quietMillis) {
+	record Renewal(QueueMember member, Lease lease, int version, String node, long leaseMillis, long quietMillis) {
 
-		Renewal(QueueMember member, String node, long leaseMillis) {
-			this(member, node, leaseMillis, member.isActive() ? 0 : member.quietMillis);
+		Renewal(QueueMember member, Lease lease, String node, long leaseMillis) {
+			this(member, lease, ZookeeperLeaseStore.version(lease), node, leaseMillis,
+					member.isActive() ? 0 : member.quietMillis);
 		}
 
 		boolean changed() {
@@ -233,18 +244,29 @@ final class Renewals {
 		CuratorOp operation(CuratorCalls zookeeper, GroupPaths paths) throws Exception {
 			String group = paths.group(this.member.group);
 			return changed()
-					? zookeeper.setData(group, this.member.version, new Grant(this.member.term, this.member.candidateId,
+					? zookeeper.setData(group, this.version, new Grant(this.member.term, this.member.candidateId,
 							this.node, this.leaseMillis, this.quietMillis)
 						.bytes())
-					: zookeeper.check(group, this.member.version);
+					: zookeeper.check(group, this.version);
 		}
 
-		void committed(CuratorTransactionResult result) {
-			if (changed()) {
-				this.member.version = result.getResultStat().getVersion();
-				this.member.leaseMillis = this.leaseMillis;
-				this.member.quietMillis = this.quietMillis;
+		/**
+		 * This renewal once committed: one that wrote left the group node at a new
+		 * version.
+		 */
+		Renewal committed(CuratorTransactionResult result) {
+			if (!changed()) {
+				return this;
 			}
+			this.member.leaseMillis = this.leaseMillis;
+			this.member.quietMillis = this.quietMillis;
+			return new Renewal(this.member, this.lease, result.getResultStat().getVersion(), this.node,
+					this.leaseMillis, this.quietMillis);
+		}
+
+		/** The lease as this renewal hands it out. */
+		Lease renewed(Duration leaseDuration) {
+			return this.lease.renewedFor(leaseDuration).withVersion(this.version);
 		}
 
 	}

@@ -110,6 +110,9 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 
 	private static final Logger logger = LoggerFactory.getLogger(ZookeeperLeaseStore.class);
 
+	/** A version no node has: a check or write with it always fails. */
+	private static final int NO_VERSION = -2;
+
 	private final CuratorFramework client;
 
 	private final ConnectionStateListener connectionListener = this::stateChanged;
@@ -314,11 +317,12 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 		if (lost) {
 			this.seenTerms.warnLost(member.group, term);
 		}
-		member.granted(grant, CuratorCalls.newVersion(result), session, suspensionsBefore);
+		member.granted(grant, session, suspensionsBefore);
 		this.seenTerms.saw(member.group, term);
 		armWatch(member, view); // now the holder's: it watches its own node
+		// The group node's version: renewals and the release check it.
 		return Optional.of(new Lease(member.group, member.candidateId, grant.term(), leaseDuration,
-				Duration.ofMillis(quietMillis)));
+				Duration.ofMillis(quietMillis), CuratorCalls.newVersion(result)));
 	}
 
 	@Override
@@ -330,13 +334,13 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 	}
 
 	@Override
-	public boolean renew(Lease lease, Duration leaseDuration, Duration timeout) {
+	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		QueueMember member = member(lease);
 		if (member == null) {
-			return false;
+			return Optional.empty();
 		}
-		return execute("renew the lease of", lease.group(), timeout,
-				(deadline) -> !renewHeld(List.of(lease), leaseDuration, deadline).isEmpty());
+		return execute("renew the lease of", lease.group(), timeout, (deadline) -> Optional
+			.ofNullable(renewHeld(List.of(lease), leaseDuration, deadline).get(lease.group())));
 	}
 
 	/**
@@ -344,12 +348,13 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 	 * them where it fits in half a packet (see {@link Renewals}).
 	 */
 	@Override
-	public Set<String> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
+	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		return run("renew " + leases.size() + " leases", timeout,
 				(deadline) -> renewHeld(leases, leaseDuration, deadline));
 	}
 
-	private Set<String> renewHeld(Collection<Lease> leases, Duration leaseDuration, long deadline) throws Exception {
+	private Map<String, Lease> renewHeld(Collection<Lease> leases, Duration leaseDuration, long deadline)
+			throws Exception {
 		Map<QueueMember, Lease> held = new HashMap<>();
 		for (Lease lease : leases) {
 			QueueMember member = member(lease);
@@ -357,9 +362,12 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 				held.putIfAbsent(member, lease);
 			}
 		}
-		Set<String> renewed = this.renewals.renew(held, leaseDuration.toMillis(), deadline);
-		Set<String> inOrder = new LinkedHashSet<>();
-		leases.stream().map(Lease::group).filter(renewed::contains).forEach(inOrder::add);
+		Map<String, Lease> renewed = this.renewals.renew(held, leaseDuration, deadline);
+		Map<String, Lease> inOrder = new LinkedHashMap<>();
+		leases.stream()
+			.map(Lease::group)
+			.filter(renewed::containsKey)
+			.forEach((group) -> inOrder.put(group, renewed.get(group)));
 		return inOrder;
 	}
 
@@ -406,7 +414,8 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 
 	private @Nullable Void release(Lease lease, String holder, @Nullable QueueMember member, long deadline)
 			throws Exception {
-		if (member != null && member.term == lease.term() && member.node != null && releaseHeld(member, deadline)) {
+		if (member != null && member.term == lease.term() && member.node != null
+				&& releaseHeld(member, lease, deadline)) {
 			return null;
 		}
 		GroupView view = view(lease.group(), deadline);
@@ -432,25 +441,34 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 
 	/**
 	 * Releases this store's own grant in one round trip, without reading the group first:
-	 * the group node's version is known from the grant or the last renewal that wrote. A
-	 * leader that gave up because its link is slow must give up its place over that same
-	 * link, and a request sent is applied by the server even when its answer comes after
-	 * this call timed out.
+	 * the group node's version is the lease's, from the grant or the last renewal that
+	 * wrote. A leader that gave up because its link is slow must give up its place over
+	 * that same link, and a request sent is applied by the server even when its answer
+	 * comes after this call timed out.
 	 * @return whether it was released; false when the group changed since (a forced
 	 * change), in which case the caller reads the group and decides again
 	 */
-	private boolean releaseHeld(QueueMember member, long deadline) throws Exception {
+	private boolean releaseHeld(QueueMember member, Lease lease, long deadline) throws Exception {
 		String node = Objects.requireNonNull(member.node);
 		long quietMillis = member.isActive() ? 0 : member.quietMillis;
 		Grant released = new Grant(member.term, null, null, member.leaseMillis, quietMillis);
 		CuratorEvent result = this.zookeeper.transaction(deadline,
-				this.zookeeper.setData(this.paths.group(member.group), member.version, released.bytes()),
+				this.zookeeper.setData(this.paths.group(member.group), version(lease), released.bytes()),
 				this.zookeeper.delete(this.paths.node(member.group, node)));
 		if (CuratorCalls.isConflict(result)) {
 			return false;
 		}
 		released(member, deadline);
 		return true;
+	}
+
+	/**
+	 * The group node's version that a lease this store handed out carries. A version no
+	 * node can have stands for one out of range, as -1 would match any.
+	 */
+	static int version(Lease lease) {
+		long version = lease.version();
+		return (version >= 0 && version <= Integer.MAX_VALUE) ? (int) version : NO_VERSION;
 	}
 
 	/**

@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.Optional;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -108,7 +110,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(lease.holder()).isEqualTo("b");
 		assertThat(lease.term()).isGreaterThan(old.term());
 		assertThat(lease.activeIn()).isZero();
-		assertThat(holder.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(holder.renew(old, LIVE, TIMEOUT)).isEmpty();
 		assertThat(holder.read(group, TIMEOUT).orElseThrow().holder()).isEqualTo("b");
 	}
 
@@ -126,11 +128,11 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		Lease lease = holder.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
 		ZookeeperTesting.expireSession(holderClient, server.getConnectString());
 		awaitExpiry(holder, group);
-		assertThat(holder.renew(lease, RENEWED, TIMEOUT)).isFalse();
+		assertThat(holder.renew(lease, RENEWED, TIMEOUT)).isEmpty();
 		Lease again = holder.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
 		assertThat(again.term()).isGreaterThan(lease.term());
 		assertThat(again.activeIn()).isZero();
-		assertThat(holder.renew(again, RENEWED, TIMEOUT)).isTrue();
+		assertThat(holder.renew(again, RENEWED, TIMEOUT)).isPresent();
 		assertThat(createStore().tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
 	}
 
@@ -195,7 +197,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(taken.get(expired).activeIn()).isZero();
 		assertThat(taken.get(forced).term()).isGreaterThan(forcedTerm).isGreaterThan(forcedFrom.term());
 		assertThat(taken.get(forced).activeIn()).isPositive().isLessThanOrEqualTo(remainder);
-		assertThat(store.renew(forcedFrom, LIVE, TIMEOUT)).isFalse();
+		assertThat(store.renew(forcedFrom, LIVE, TIMEOUT)).isEmpty();
 	}
 
 	/**
@@ -213,7 +215,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		ZookeeperLeaseStore bystander = createStore();
 		assertThat(target.tryAcquire(group, "b", LIVE, TIMEOUT)).isEmpty();
 		store.forceLeader(group, "b", TIMEOUT);
-		assertThat(store.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(store.renew(old, LIVE, TIMEOUT)).isEmpty();
 		Lease forced = read(store, group);
 		assertThat(forced.holder()).isEqualTo("b");
 		assertThat(forced.term()).isGreaterThan(old.term());
@@ -224,7 +226,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(lease.term()).isGreaterThan(forced.term());
 		assertThat(lease.activeIn()).isPositive().isLessThanOrEqualTo(remainder);
 		assertThat(bystander.tryAcquire(group, "c", LIVE, TIMEOUT)).isEmpty();
-		assertThat(store.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(store.renew(old, LIVE, TIMEOUT)).isEmpty();
 	}
 
 	/** Overrides the kit's test: only a participant can be forced. */
@@ -240,7 +242,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		Lease lease = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
 		assertThatIllegalStateException().isThrownBy(() -> store.forceLeader(group, "b", TIMEOUT))
 			.withMessageContaining("participants: [a]");
-		assertThat(store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(store.renew(lease, RENEWED, TIMEOUT)).isPresent();
 	}
 
 	/**
@@ -269,9 +271,10 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		other.release(oldLease, TIMEOUT);
 		Lease newLease = other.tryAcquire(takenBack, "a", LIVE, TIMEOUT).orElseThrow();
 		assertThat(newLease.term()).isGreaterThan(oldLease.term());
-		assertThat(store.renewAll(List.of(forcedLease, clearedLease, oldLease, keptLease,
-				new Lease(newGroup(), "a", 1, LIVE, Duration.ZERO)), RENEWED, TIMEOUT))
-			.containsExactly(kept);
+		assertThat(store
+			.renewAll(List.of(forcedLease, clearedLease, oldLease, keptLease,
+					new Lease(newGroup(), "a", 1, LIVE, Duration.ZERO)), RENEWED, TIMEOUT)
+			.keySet()).containsExactly(kept);
 		assertThat(read(store, kept).expiresIn()).isGreaterThan(SHORT);
 		assertThat(read(store, forced).holder()).isEqualTo("b");
 		assertThat(read(store, cleared).holder()).isNull();
@@ -333,12 +336,14 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		}
 		// A new lease duration: every grant is written again.
 		long before = settled(proxy);
-		assertThat(store.renewAll(leases, RENEWED, TIMEOUT)).containsExactlyElementsOf(groups);
+		Map<String, Lease> renewed = store.renewAll(leases, RENEWED, TIMEOUT);
+		assertThat(renewed.keySet()).containsExactlyElementsOf(groups);
 		assertThat(settled(proxy) - before).as("requests to renew 300 leases, writing").isEqualTo(1);
+		leases = asRenewed(leases, renewed);
 		before = settled(proxy);
 		List<Lease> withoutHolder = new ArrayList<>(leases);
 		withoutHolder.add(new Lease(groups.get(0), null, leases.get(0).term(), LIVE, Duration.ZERO));
-		assertThat(store.renewAll(withoutHolder, RENEWED, TIMEOUT)).containsExactlyElementsOf(groups);
+		assertThat(store.renewAll(withoutHolder, RENEWED, TIMEOUT).keySet()).containsExactlyElementsOf(groups);
 		assertThat(settled(proxy) - before).as("requests to renew 300 leases, checking").isEqualTo(1);
 		before = settled(proxy);
 		Map<String, Lease> read = store.readAll(groups, TIMEOUT);
@@ -364,8 +369,10 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		kept.removeAll(List.of(groups.get(10), groups.get(150), groups.get(200)));
 		Duration longer = RENEWED.plusSeconds(1);
 		before = settled(proxy);
-		assertThat(store.renewAll(leases, longer, TIMEOUT)).containsExactlyElementsOf(kept);
+		renewed = store.renewAll(leases, longer, TIMEOUT);
+		assertThat(renewed.keySet()).containsExactlyElementsOf(kept);
 		assertThat(settled(proxy) - before).as("requests to renew 297 of 300 leases").isEqualTo(3);
+		leases = asRenewed(leases, renewed);
 		Map<String, Lease> after = newcomer.readAll(groups, TIMEOUT);
 		for (String group : kept) {
 			assertThat(after.get(group).expiresIn()).isEqualTo(longer);
@@ -375,9 +382,14 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(after.get(groups.get(200)).hasLiveHolder()).isFalse();
 		// The store knows them lost now: they are not even sent.
 		before = settled(proxy);
-		assertThat(store.renewAll(leases, longer, TIMEOUT)).containsExactlyElementsOf(kept);
+		assertThat(store.renewAll(leases, longer, TIMEOUT).keySet()).containsExactlyElementsOf(kept);
 		assertThat(settled(proxy) - before).as("requests to renew 297 leases").isEqualTo(1);
-		assertThat(store.renew(leases.get(10), longer, TIMEOUT)).isFalse();
+		assertThat(store.renew(leases.get(10), longer, TIMEOUT)).isEmpty();
+	}
+
+	/** Each lease as the renewal handed it out, or as it was where it was refused. */
+	private static List<Lease> asRenewed(List<Lease> leases, Map<String, Lease> renewed) {
+		return leases.stream().map((lease) -> renewed.getOrDefault(lease.group(), lease)).toList();
 	}
 
 	@Test
@@ -466,38 +478,57 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
-	 * A renewal that writes (a new lease duration) changes the version that the other
-	 * checks: a batch and a single renewal of the same lease at once must take turns, or
-	 * one of them would find the version changed and give up a lease that is still held.
+	 * A renewal that writes (a new lease duration) changes the group node's version,
+	 * which the lease it hands out carries: the next renewal or release names that one,
+	 * and one that names the version before is refused.
+	 */
+	@Test
+	void aRenewalThatWritesHandsOutTheLeaseToUseNext() {
+		ZookeeperLeaseStore store = store(client(server.getConnectString()));
+		Lease granted = store.tryAcquire(newGroup(), "a", LIVE, TIMEOUT).orElseThrow();
+		Lease renewed = store.renew(granted, RENEWED, TIMEOUT).orElseThrow();
+		assertThat(renewed.version()).isGreaterThan(granted.version());
+		assertThat(renewed.term()).isEqualTo(granted.term());
+		Lease checked = store.renew(renewed, RENEWED, TIMEOUT).orElseThrow();
+		assertThat(checked.version()).as("a renewal that writes nothing keeps the version")
+			.isEqualTo(renewed.version());
+		assertThat(store.renew(granted, RENEWED, TIMEOUT)).isEmpty();
+		assertThat(read(store, granted.group()).holder()).isEqualTo("a");
+	}
+
+	/**
+	 * Renewals of one lease alone and of others in batches at once, each renewal writing
+	 * (a new lease duration), each naming the lease the last one handed out: they take
+	 * turns on the members' locks, and none finds a version changed under it.
 	 */
 	@Test
 	void renewsOneLeaseAloneAndInBatchesAtOnce() throws Exception {
 		ZookeeperLeaseStore store = store(client(server.getConnectString()));
 		String group = newGroup();
-		Lease lease = store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
+		AtomicReference<Lease> lease = new AtomicReference<>(store.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow());
 		List<Lease> others = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {
 			others.add(store.tryAcquire(newGroup(), "a", LIVE, TIMEOUT).orElseThrow());
 		}
-		List<Lease> batch = new ArrayList<>(others);
-		batch.add(lease);
 		AtomicInteger refused = new AtomicInteger();
 		Thread alone = new Thread(() -> {
 			for (int i = 0; i < 200; i++) {
-				if (!store.renew(lease, (i % 2 == 0) ? LIVE : RENEWED, TIMEOUT)) {
-					refused.incrementAndGet();
-				}
+				Optional<Lease> renewed = store.renew(lease.get(), (i % 2 == 0) ? LIVE : RENEWED, TIMEOUT);
+				renewed.ifPresentOrElse(lease::set, refused::incrementAndGet);
 			}
 		});
 		alone.start();
+		List<Lease> batch = others;
 		for (int i = 0; i < 200; i++) {
-			if (store.renewAll(batch, (i % 2 == 0) ? RENEWED : LIVE, TIMEOUT).size() != batch.size()) {
+			Map<String, Lease> renewed = store.renewAll(batch, (i % 2 == 0) ? RENEWED : LIVE, TIMEOUT);
+			if (renewed.size() != batch.size()) {
 				refused.incrementAndGet();
 			}
+			batch = List.copyOf(renewed.values());
 		}
 		alone.join();
 		assertThat(refused).hasValue(0);
-		assertThat(store.renew(lease, LIVE, TIMEOUT)).isTrue();
+		assertThat(store.renew(lease.get(), LIVE, TIMEOUT)).isPresent();
 	}
 
 	@Test
@@ -505,7 +536,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		RequestCountingProxy proxy = countingProxy();
 		ZookeeperLeaseStore store = store(client(proxy.connectString()));
 		long before = settled(proxy);
-		assertThat(store.renewAll(List.of(), LIVE, TIMEOUT)).isEmpty();
+		assertThat(store.renewAll(List.of(), LIVE, TIMEOUT).keySet()).isEmpty();
 		assertThat(store.renewAll(List.of(new Lease(newGroup(), "a", 1, LIVE, Duration.ZERO)), LIVE, TIMEOUT))
 			.isEmpty();
 		assertThat(store.readAll(List.of(), TIMEOUT)).isEmpty();
@@ -657,16 +688,16 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		proxy.refuse();
 		await().atMost(Duration.ofSeconds(10)).until(() -> !client.getZookeeperClient().isConnected());
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-			assertThat(cautious.renew(held, LIVE, TIMEOUT)).isFalse();
+			assertThat(cautious.renew(held, LIVE, TIMEOUT)).isEmpty();
 			assertThatThrownBy(() -> keeping.renew(kept, LIVE, TIMEOUT)).hasMessageContaining("SUSPENDED");
 		});
 		proxy.heal();
 		await().atMost(Duration.ofSeconds(20))
 			.ignoreExceptions()
-			.untilAsserted(() -> assertThat(keeping.renew(kept, LIVE, TIMEOUT)).isTrue());
+			.untilAsserted(() -> assertThat(keeping.renew(kept, LIVE, TIMEOUT)).isPresent());
 		// The same session: the node is still queued, so the cautious store re-acquires
 		// with a new term.
-		assertThat(cautious.renew(held, LIVE, TIMEOUT)).isFalse();
+		assertThat(cautious.renew(held, LIVE, TIMEOUT)).isEmpty();
 		assertThat(cautious.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow().term()).isGreaterThan(held.term());
 	}
 
@@ -690,7 +721,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		Lease lease = successor.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
 		assertThat(lease.activeIn()).isZero();
 		assertThat(holder.tryAcquire(group, "a", LIVE, TIMEOUT)).isEmpty();
-		assertThat(holder.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(holder.renew(old, LIVE, TIMEOUT)).isEmpty();
 		assertThat(holder.participants(group)).containsExactly("b", "a");
 	}
 
@@ -704,7 +735,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		Lease waiting = next.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
 		assertThat(waiting.activeIn()).isEqualTo(SHORT);
 		Thread.sleep(SHORT.toMillis() + 100);
-		assertThat(next.renew(waiting, LIVE, TIMEOUT)).isTrue();
+		assertThat(next.renew(waiting, LIVE, TIMEOUT)).isPresent();
 		next.release(waiting, TIMEOUT);
 		assertThat(createStore().tryAcquire(group, "c", LIVE, TIMEOUT).orElseThrow().activeIn()).isZero();
 	}
@@ -718,7 +749,7 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		Lease old = witness.tryAcquire(group, "a", LIVE, TIMEOUT).orElseThrow();
 		Thread.sleep(5); // the group node created again has a later creation time
 		client.delete().deletingChildrenIfNeeded().forPath(groupPath);
-		assertThat(witness.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(witness.renew(old, LIVE, TIMEOUT)).isEmpty();
 		// A store that never saw the group cannot tell: it acts at once, with a greater
 		// term.
 		ZookeeperLeaseStore newcomer = store(client(server.getConnectString()));

@@ -137,7 +137,7 @@ public abstract class LeaseStoreContractTests {
 		assertThat(lease.holder()).isEqualTo("b");
 		assertThat(lease.term()).isGreaterThan(old.term());
 		assertThat(lease.activeIn()).isZero();
-		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isEmpty();
 		assertThat(read(group).holder()).isEqualTo("b");
 	}
 
@@ -148,23 +148,46 @@ public abstract class LeaseStoreContractTests {
 		Lease second = acquire(this.store, group, "a", LIVE).orElseThrow();
 		assertThat(second.holder()).isEqualTo("a");
 		assertThat(second.term()).isGreaterThan(first.term());
-		assertThat(this.store.renew(first, LIVE, TIMEOUT)).isFalse();
-		assertThat(this.store.renew(second, RENEWED, TIMEOUT)).isTrue();
+		assertThat(this.store.renew(first, LIVE, TIMEOUT)).isEmpty();
+		assertThat(this.store.renew(second, RENEWED, TIMEOUT)).isPresent();
 	}
 
 	@Test
 	void renewsOnlyForHolderAndTerm() {
 		String group = newGroup();
 		Lease lease = acquire(this.store, group, "a", SHORT).orElseThrow();
-		assertThat(this.store.renew(withHolder(lease, "b"), LIVE, TIMEOUT)).isFalse();
-		assertThat(this.store.renew(withTerm(lease, lease.term() - 1), LIVE, TIMEOUT)).isFalse();
-		assertThat(this.store.renew(withTerm(lease, lease.term() + 1), LIVE, TIMEOUT)).isFalse();
-		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(this.store.renew(withHolder(lease, "b"), LIVE, TIMEOUT)).isEmpty();
+		assertThat(this.store.renew(withTerm(lease, lease.term() - 1), LIVE, TIMEOUT)).isEmpty();
+		assertThat(this.store.renew(withTerm(lease, lease.term() + 1), LIVE, TIMEOUT)).isEmpty();
+		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isPresent();
 		Lease read = read(group);
 		assertThat(read.expiresIn()).isGreaterThan(SHORT);
 		assertThat(read.holder()).isEqualTo("a");
 		assertThat(read.term()).isEqualTo(lease.term());
 		assertThat(acquire(createStore(), group, "b", LIVE)).isEmpty();
+	}
+
+	/**
+	 * A renewal hands out the lease to name next: the same group, holder and term, and a
+	 * version that the next renewal and the release accept, whether or not the renewal
+	 * wrote (a new lease duration is a write on some stores).
+	 */
+	@Test
+	void renewsAndReleasesWithTheLeaseTheLastRenewalHandedOut() {
+		String group = newGroup();
+		Lease lease = acquire(this.store, group, "a", SHORT).orElseThrow();
+		Lease renewed = this.store.renew(lease, LIVE, TIMEOUT).orElseThrow();
+		assertThat(renewed.group()).isEqualTo(group);
+		assertThat(renewed.holder()).isEqualTo("a");
+		assertThat(renewed.term()).isEqualTo(lease.term());
+		Lease again = this.store.renew(renewed, RENEWED, TIMEOUT).orElseThrow();
+		assertThat(again.term()).isEqualTo(lease.term());
+		Map<String, Lease> inBatch = batches().renewAll(List.of(again), LIVE, TIMEOUT);
+		assertThat(inBatch).containsOnlyKeys(group);
+		assertThat(inBatch.get(group).term()).isEqualTo(lease.term());
+		this.store.release(inBatch.get(group), TIMEOUT);
+		assertThat(read(group).holder()).isNull();
+		assertThat(acquire(createStore(), group, "b", LIVE)).isPresent();
 	}
 
 	@Test
@@ -184,7 +207,7 @@ public abstract class LeaseStoreContractTests {
 		// Leaving does not end a held lease; releasing does, and the one still in takes
 		// it.
 		feed().leave(group, "a", TIMEOUT);
-		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isPresent();
 		assertThat(read(group).holder()).isEqualTo("a");
 		this.store.release(lease, TIMEOUT);
 		Lease next = acquire(other, group, "b", LIVE).orElseThrow();
@@ -225,11 +248,11 @@ public abstract class LeaseStoreContractTests {
 		assertThat(taken.get(unknown).term()).isPositive();
 		assertThat(taken.get(released).term()).isGreaterThan(releasedLease.term());
 		assertThat(taken.get(own).term()).isGreaterThan(ownLease.term());
-		assertThat(this.store.renew(ownLease, RENEWED, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(ownLease, RENEWED, TIMEOUT)).isEmpty();
 		assertThat(read(heldByOther).holder()).isEqualTo("b");
 		assertThat(read(heldByOther).term()).isEqualTo(otherLease.term());
-		assertThat(this.store.renew(otherLease, RENEWED, TIMEOUT)).isTrue();
-		assertThat(candidate.renewAll(taken.values(), RENEWED, TIMEOUT))
+		assertThat(this.store.renew(otherLease, RENEWED, TIMEOUT)).isPresent();
+		assertThat(candidate.renewAll(taken.values(), RENEWED, TIMEOUT).keySet())
 			.containsExactlyInAnyOrderElementsOf(taken.keySet());
 		assertThat(candidate.tryAcquireAll(List.of(), "a", LIVE, TIMEOUT)).isEmpty();
 	}
@@ -256,8 +279,8 @@ public abstract class LeaseStoreContractTests {
 		assertThat(taken.get(expired).activeIn()).isZero();
 		assertThat(taken.get(forced).term()).isGreaterThan(forcedTerm).isGreaterThan(forcedFrom.term());
 		assertThat(taken.get(forced).activeIn()).isPositive().isLessThanOrEqualTo(remainder);
-		assertThat(this.store.renew(expiredLease, LIVE, TIMEOUT)).isFalse();
-		assertThat(this.store.renew(forcedFrom, LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(expiredLease, LIVE, TIMEOUT)).isEmpty();
+		assertThat(this.store.renew(forcedFrom, LIVE, TIMEOUT)).isEmpty();
 	}
 
 	@Test
@@ -328,13 +351,13 @@ public abstract class LeaseStoreContractTests {
 		Lease releasedLease = acquire(this.store, released, "a", SHORT).orElseThrow();
 		Lease staleLease = acquire(this.store, stale, "a", SHORT).orElseThrow();
 		this.store.release(releasedLease, TIMEOUT);
-		assertThat(batches().renewAll(List.of(releasedLease, keptLease, withTerm(staleLease, staleLease.term() + 1)),
-				RENEWED, TIMEOUT))
-			.containsExactly(kept);
+		assertThat(batches()
+			.renewAll(List.of(releasedLease, keptLease, withTerm(staleLease, staleLease.term() + 1)), RENEWED, TIMEOUT)
+			.keySet()).containsExactly(kept);
 		assertThat(read(kept).expiresIn()).isGreaterThan(SHORT);
 		assertThat(read(kept).term()).isEqualTo(keptLease.term());
 		assertThat(read(released).hasLiveHolder()).isFalse();
-		assertThat(batches().renewAll(List.of(), RENEWED, TIMEOUT)).isEmpty();
+		assertThat(batches().renewAll(List.of(), RENEWED, TIMEOUT).keySet()).isEmpty();
 	}
 
 	@Test
@@ -366,9 +389,10 @@ public abstract class LeaseStoreContractTests {
 																				// holder,
 																				// new
 																				// term
-		assertThat(batches().renewAll(List.of(forcedLease, clearedLease, oldLease, keptLease,
-				new Lease(newGroup(), "a", 1, LIVE, Duration.ZERO)), RENEWED, TIMEOUT))
-			.containsExactly(kept);
+		assertThat(batches()
+			.renewAll(List.of(forcedLease, clearedLease, oldLease, keptLease,
+					new Lease(newGroup(), "a", 1, LIVE, Duration.ZERO)), RENEWED, TIMEOUT)
+			.keySet()).containsExactly(kept);
 		assertThat(read(kept).expiresIn()).isGreaterThan(SHORT);
 		assertThat(read(forced).holder()).isEqualTo("b");
 		assertThat(read(cleared).holder()).isNull();
@@ -388,7 +412,8 @@ public abstract class LeaseStoreContractTests {
 		this.store.release(stale, TIMEOUT);
 		List<String> renewable = new ArrayList<>(groups);
 		renewable.remove(stale.group());
-		assertThat(batches().renewAll(leases, RENEWED, MANY_TIMEOUT)).containsExactlyInAnyOrderElementsOf(renewable);
+		assertThat(batches().renewAll(leases, RENEWED, MANY_TIMEOUT).keySet())
+			.containsExactlyInAnyOrderElementsOf(renewable);
 		List<String> withUnknown = new ArrayList<>(groups);
 		withUnknown.add(newGroup());
 		Map<String, Lease> read = as(BatchLeaseStore.class, createStore()).readAll(withUnknown, MANY_TIMEOUT);
@@ -459,7 +484,7 @@ public abstract class LeaseStoreContractTests {
 		String group = newGroup();
 		Lease lease = acquire(this.store, group, "a", SHORT).orElseThrow();
 		awaitExpiry(group);
-		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isPresent();
 		assertThat(read(group).hasLiveHolder()).isTrue();
 		assertThat(acquire(createStore(), group, "b", LIVE)).isEmpty();
 	}
@@ -493,7 +518,7 @@ public abstract class LeaseStoreContractTests {
 		this.store.release(old, TIMEOUT);
 		assertThat(read(group).holder()).isEqualTo("b");
 		assertThat(read(group).hasLiveHolder()).isTrue();
-		assertThat(other.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(other.renew(lease, RENEWED, TIMEOUT)).isPresent();
 	}
 
 	@Test
@@ -530,7 +555,7 @@ public abstract class LeaseStoreContractTests {
 		LeaseStore target = createStore();
 		LeaseStore bystander = createStore();
 		admin().forceLeader(group, "b", TIMEOUT);
-		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isEmpty();
 		Lease forced = read(group);
 		assertThat(forced.holder()).isEqualTo("b");
 		assertThat(forced.term()).isGreaterThan(old.term());
@@ -541,7 +566,7 @@ public abstract class LeaseStoreContractTests {
 		assertThat(lease.term()).isGreaterThan(forced.term());
 		assertThat(lease.activeIn()).isPositive().isLessThanOrEqualTo(remainder);
 		assertThat(acquire(bystander, group, "c", LIVE)).isEmpty();
-		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isEmpty();
 	}
 
 	@Test
@@ -550,7 +575,7 @@ public abstract class LeaseStoreContractTests {
 		Lease held = acquire(this.store, group, "a", LIVE).orElseThrow();
 		admin().forceLeader(group, "a", TIMEOUT);
 		assertThat(read(group).term()).isEqualTo(held.term());
-		assertThat(this.store.renew(held, LIVE, TIMEOUT)).isTrue();
+		assertThat(this.store.renew(held, LIVE, TIMEOUT)).isPresent();
 	}
 
 	@Test
@@ -569,7 +594,7 @@ public abstract class LeaseStoreContractTests {
 		String group = newGroup();
 		Lease old = acquire(this.store, group, "a", LIVE).orElseThrow();
 		admin().clear(group, TIMEOUT);
-		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isFalse();
+		assertThat(this.store.renew(old, LIVE, TIMEOUT)).isEmpty();
 		Lease cleared = read(group);
 		assertThat(cleared.holder()).isNull();
 		assertThat(cleared.term()).isEqualTo(old.term());
@@ -629,7 +654,7 @@ public abstract class LeaseStoreContractTests {
 		Lease lease = acquire(this.store, group, candidate, LIVE).orElseThrow();
 		assertThat(lease.holder()).isEqualTo(candidate);
 		assertThat(read(group).holder()).isEqualTo(candidate);
-		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isTrue();
+		assertThat(this.store.renew(lease, RENEWED, TIMEOUT)).isPresent();
 		assertThat(this.store.read(newGroup(), TIMEOUT)).isEmpty();
 	}
 
@@ -727,11 +752,11 @@ public abstract class LeaseStoreContractTests {
 	}
 
 	private static Lease withHolder(Lease lease, String holder) {
-		return new Lease(lease.group(), holder, lease.term(), lease.expiresIn(), lease.activeIn());
+		return new Lease(lease.group(), holder, lease.term(), lease.expiresIn(), lease.activeIn(), lease.version());
 	}
 
 	private static Lease withTerm(Lease lease, long term) {
-		return new Lease(lease.group(), lease.holder(), term, lease.expiresIn(), lease.activeIn());
+		return new Lease(lease.group(), lease.holder(), term, lease.expiresIn(), lease.activeIn(), lease.version());
 	}
 
 	private static String newGroup() {

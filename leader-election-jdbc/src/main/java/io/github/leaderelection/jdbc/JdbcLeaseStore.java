@@ -671,6 +671,9 @@ public class JdbcLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	private LeaseSql sql(Connection connection) throws SQLException {
 		LeaseSql sql = this.sql;
 		if (sql == null) {
+			// Once per store: the product name, which drivers answer from the
+			// connection's
+			// handshake.
 			synchronized (this.sqlMonitor) {
 				sql = this.sql;
 				if (sql == null) {

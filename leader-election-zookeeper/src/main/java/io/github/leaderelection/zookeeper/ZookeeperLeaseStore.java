@@ -235,6 +235,8 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 		boolean requeued = false;
 		for (QueueMember member : groupMembers(group)) {
 			if (member.joined && (view == null || !view.isQueued(member.node))) {
+				// Held across the calls: a member's place changes in one piece
+				// (QueueMember).
 				synchronized (member) {
 					// Read again under the lock: a join or an acquire may have queued it
 					// since, and queueing twice would leave a node nobody answers for.
@@ -256,6 +258,8 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 			requireSafeSession(leaseDuration);
 			QueueMember member = this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
 				.computeIfAbsent(candidateId, (key) -> new QueueMember(group, candidateId, false));
+			// Held across the calls: a member's place and grant change in one piece
+			// (QueueMember).
 			synchronized (member) {
 				// A candidate that left while this call was under way takes no place.
 				return member.left ? Optional.<Lease>empty() : acquire(member, leaseDuration, deadline);
@@ -406,6 +410,8 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 			if (member == null) {
 				return release(lease, holder, null, deadline);
 			}
+			// Held across the calls: a member's place and grant change in one piece
+			// (QueueMember).
 			synchronized (member) {
 				return release(lease, holder, member, deadline);
 			}
@@ -629,6 +635,7 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 			.compute(candidateId, (key, existing) -> (existing == null || existing.left)
 					? new QueueMember(group, candidateId, true) : existing.join());
 		execute("join the election of", group, timeout, (deadline) -> {
+			// Held across the calls: a member's place changes in one piece (QueueMember).
 			synchronized (member) {
 				GroupView view = view(group, deadline);
 				if (!member.left && (view == null || !view.isQueued(member.node))) {

@@ -1,24 +1,29 @@
 package io.github.leaderelection.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.github.leaderelection.spi.WatcherRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.PatternTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * The subscriptions of a {@link RedisLeaseStore} to the channels its scripts announce
- * changes on: one pub/sub connection, opened at the first watch, and subscriptions that
- * are retried until Redis answers.
+ * What a {@link RedisLeaseStore} hears of the changes its scripts announce, each on its
+ * group's channel: one pub/sub connection, opened at the first watch, with one pattern
+ * subscription to every channel under the key prefix (the channel pattern of the security
+ * page's ACL), however many groups are watched. A message goes to the watches of its
+ * channel; the others are dropped. The subscription is retried until Redis answers.
  */
 final class LeaseEvents implements AutoCloseable {
 
@@ -28,23 +33,37 @@ final class LeaseEvents implements AutoCloseable {
 
 	private final RedisConnectionFactory connectionFactory;
 
+	private final PatternTopic pattern;
+
+	private final WatcherRegistry watchers = new WatcherRegistry();
+
+	private final MessageListener listener = this::received;
+
 	private final Object monitor = new Object();
 
 	private @Nullable RedisMessageListenerContainer container;
 
 	private @Nullable ScheduledExecutorService retries;
 
+	private boolean subscribing;
+
 	private boolean closed;
 
-	LeaseEvents(RedisConnectionFactory connectionFactory) {
+	/**
+	 * @param connectionFactory the connections
+	 * @param keyPrefix the key prefix, which every channel starts with; letters, digits
+	 * and {@code _ . : -}, none of which a pattern gives a meaning
+	 */
+	LeaseEvents(RedisConnectionFactory connectionFactory, String keyPrefix) {
 		this.connectionFactory = connectionFactory;
+		this.pattern = new PatternTopic(keyPrefix + "*");
 	}
 
 	/** Calls {@code onChange} (which must not block) for every message on the channel. */
 	AutoCloseable watch(String channel, Runnable onChange) {
 		Objects.requireNonNull(onChange, "onChange");
-		Watch watch = new Watch(new ChannelTopic(channel), (message, pattern) -> onChange.run());
-		subscribe(watch);
+		AutoCloseable watch = this.watchers.add(channel, onChange);
+		subscribeOnce();
 		return watch;
 	}
 
@@ -72,12 +91,22 @@ final class LeaseEvents implements AutoCloseable {
 		}
 	}
 
-	private void subscribe(Watch watch) {
+	private void received(Message message, byte @Nullable [] pattern) {
+		this.watchers.notifyGroup(new String(message.getChannel(), StandardCharsets.UTF_8));
+	}
+
+	/**
+	 * Subscribes to the pattern unless a call did or is doing so. The container then
+	 * subscribes again by itself after a lost connection; a subscription that never
+	 * started is retried here.
+	 */
+	private void subscribeOnce() {
 		RedisMessageListenerContainer listeners;
 		synchronized (this.monitor) {
-			if (this.closed || watch.closed) {
+			if (this.closed || this.subscribing) {
 				return;
 			}
+			this.subscribing = true;
 			if (this.container == null) {
 				listeners = new RedisMessageListenerContainer();
 				listeners.setConnectionFactory(this.connectionFactory);
@@ -92,22 +121,20 @@ final class LeaseEvents implements AutoCloseable {
 			listeners = this.container;
 		}
 		try {
-			listeners.addMessageListener(watch.listener, watch.topic);
-			if (watch.closed) {
-				listeners.removeMessageListener(watch.listener, watch.topic);
-			}
+			listeners.addMessageListener(this.listener, this.pattern);
 		}
 		catch (RuntimeException ex) {
-			// The container recovers a subscription that Redis dropped, not one that
-			// never started.
-			logger.debug("Could not subscribe to {}; retrying in {}", watch.topic.getTopic(), RETRY, ex);
-			retryLater(watch);
+			logger.debug("Could not subscribe to {}; retrying in {}", this.pattern.getTopic(), RETRY, ex);
+			synchronized (this.monitor) {
+				this.subscribing = false;
+			}
+			retryLater();
 		}
 	}
 
-	private void retryLater(Watch watch) {
+	private void retryLater() {
 		synchronized (this.monitor) {
-			if (this.closed || watch.closed) {
+			if (this.closed) {
 				return;
 			}
 			if (this.retries == null) {
@@ -117,36 +144,8 @@ final class LeaseEvents implements AutoCloseable {
 					return thread;
 				});
 			}
-			this.retries.schedule(() -> subscribe(watch), RETRY.toMillis(), TimeUnit.MILLISECONDS);
+			this.retries.schedule(this::subscribeOnce, RETRY.toMillis(), TimeUnit.MILLISECONDS);
 		}
-	}
-
-	/** One subscription: a listener on a channel, until closed. */
-	private final class Watch implements AutoCloseable {
-
-		final ChannelTopic topic;
-
-		final MessageListener listener;
-
-		volatile boolean closed;
-
-		Watch(ChannelTopic topic, MessageListener listener) {
-			this.topic = topic;
-			this.listener = listener;
-		}
-
-		@Override
-		public void close() {
-			this.closed = true;
-			RedisMessageListenerContainer listeners;
-			synchronized (LeaseEvents.this.monitor) {
-				listeners = LeaseEvents.this.container;
-			}
-			if (listeners != null) {
-				listeners.removeMessageListener(this.listener, this.topic);
-			}
-		}
-
 	}
 
 }

@@ -136,7 +136,7 @@ public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, Cha
 		}
 		this.waitsForReplicas = replicaAcks > 0;
 		this.calls = new LeaseCalls(lettuce, replicaAcks, replicaAckTimeout);
-		this.events = new LeaseEvents(connectionFactory);
+		this.events = new LeaseEvents(connectionFactory, this.keyPrefix);
 	}
 
 	@Override
@@ -408,9 +408,10 @@ public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, Cha
 
 	/**
 	 * Calls {@code onChange} whenever a release, force or clear of the group is
-	 * announced, from one pub/sub connection that this store shares between all its
-	 * watches. When Redis cannot be reached, the subscription is retried in the
-	 * background until it succeeds or is closed.
+	 * announced, from one pub/sub connection and one pattern subscription that this store
+	 * shares between all its watches, whatever their number. When Redis cannot be
+	 * reached, the subscription is retried in the background until it succeeds or the
+	 * store is closed.
 	 */
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {

@@ -2,6 +2,7 @@ package io.github.leaderelection.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -186,6 +187,40 @@ class RedisLeaseStoreBehaviourTests {
 		}
 	}
 
+	/**
+	 * Watching many groups costs one pattern subscription, not one channel each (20,000
+	 * subscriptions when 10,000 groups start on 3 instances), and a message reaches the
+	 * watches of its own group only.
+	 */
+	@Test
+	void watchesEveryGroupThroughOnePatternSubscription() throws Exception {
+		String prefix = TestRedis.uniquePrefix();
+		RedisLeaseStore other = new RedisLeaseStore(TestRedis.shared(), prefix);
+		long patternsBefore = numpat();
+		long channelsBefore = channels();
+		try (RedisLeaseStore watcher = new RedisLeaseStore(TestRedis.shared(), prefix)) {
+			List<AtomicInteger> changes = new ArrayList<>();
+			for (int i = 0; i < 200; i++) {
+				AtomicInteger count = new AtomicInteger();
+				changes.add(count);
+				watcher.watch("group-" + i, count::incrementAndGet);
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> numpat() == patternsBefore + 1);
+			assertThat(channels()).as("channels subscribed").isEqualTo(channelsBefore);
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				Lease lease = other.tryAcquire("group-7", "a", LIVE, TIMEOUT).orElseThrow();
+				other.release(lease, TIMEOUT);
+				assertThat(changes.get(7)).hasPositiveValue();
+			});
+			for (int i = 0; i < changes.size(); i++) {
+				if (i != 7) {
+					assertThat(changes.get(i)).as("changes heard in group-%d", i).hasValue(0);
+				}
+			}
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> numpat() == patternsBefore);
+	}
+
 	@Test
 	void watchesFromBeforeRedisAnswers() throws Exception {
 		int port = LocalRedisServer.freePort(false);
@@ -267,6 +302,20 @@ class RedisLeaseStoreBehaviourTests {
 	private static long serverMicros() {
 		try (RedisConnection connection = TestRedis.shared().getConnection()) {
 			return connection.serverCommands().time(TimeUnit.MICROSECONDS);
+		}
+	}
+
+	private static long numpat() {
+		return pubsubStat("pubsub_patterns");
+	}
+
+	private static long channels() {
+		return pubsubStat("pubsub_channels");
+	}
+
+	private static long pubsubStat(String name) {
+		try (RedisConnection connection = TestRedis.shared().getConnection()) {
+			return Long.parseLong(connection.serverCommands().info("stats").getProperty(name).trim());
 		}
 	}
 

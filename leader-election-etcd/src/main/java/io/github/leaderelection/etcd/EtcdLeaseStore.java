@@ -233,14 +233,14 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		long start = System.nanoTime();
 		GroupState recent = recentRead(group, timeout);
 		if (recent != null) {
-			Grant grant = plan(call, group, candidateId, leaseDuration, recent);
+			Grant grant = plan(new LeaseLookups(call), group, candidateId, leaseDuration, recent);
 			Lease taken = (grant != null) ? take(call, List.of(grant), candidateId, leaseDuration, start).get(group)
 					: null;
 			if (taken != null) {
 				return Optional.of(taken);
 			}
 		}
-		Grant grant = plan(call, group, candidateId, leaseDuration, state(call, group));
+		Grant grant = plan(new LeaseLookups(call), group, candidateId, leaseDuration, state(call, group));
 		if (grant == null) {
 			return Optional.empty();
 		}
@@ -332,12 +332,16 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		for (int i = 0; i < unread.size(); i++) {
 			states.put(unread.get(i), state(unread.get(i), responses.get(i)));
 		}
+		// What the plans ask of etcd leases, sent at once: the groups that one holder
+		// had share its etcd lease, which is asked once.
+		LeaseLookups lookups = new LeaseLookups(call);
+		states.values().forEach((state) -> lookups.askFor(state, candidateId));
 		List<Grant> grants = new ArrayList<>();
 		Set<String> answered = new LinkedHashSet<>(states.keySet());
 		LeaderElectionException failure = null;
 		for (Map.Entry<String, GroupState> state : states.entrySet()) {
 			try {
-				Grant grant = plan(call, state.getKey(), candidateId, leaseDuration, state.getValue());
+				Grant grant = plan(lookups, state.getKey(), candidateId, leaseDuration, state.getValue());
 				if (grant != null) {
 					grants.add(grant);
 				}
@@ -361,8 +365,9 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	/**
 	 * What a grant of the group to the candidate is to write, or {@code null} when
 	 * another candidate holds it.
+	 * @param lookups what the call asked of etcd leases since the state was read
 	 */
-	private @Nullable Grant plan(EtcdCall call, String group, String candidateId, Duration leaseDuration,
+	private @Nullable Grant plan(LeaseLookups lookups, String group, String candidateId, Duration leaseDuration,
 			GroupState state) {
 		Optional<GroupRecord> record = Optional.ofNullable(state.record());
 		// etcd lost what this store saw (a wiped cluster, a restore from an older
@@ -380,7 +385,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 			}
 			// An earlier holder may still believe: one whose grant an even earlier
 			// holder's wait (the fence) still covers, ...
-			long earlierTtl = this.leases.timeToLive(call, current.fenceId());
+			long earlierTtl = lookups.timeToLive(current.fenceId());
 			if (earlierTtl >= 0) {
 				fenceId = current.fenceId();
 				fenceSeconds = earlierTtl + 1;
@@ -392,16 +397,16 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 			// later holder waits out, should this one give up before.
 			if (live && !candidateId.equals(current.leaseHolder()) && state.liveTtl() + 1 > fenceSeconds) {
 				fenceSeconds = state.liveTtl() + 1;
-				fenceId = call.await(this.leases.grant(fenceSeconds));
+				fenceId = lookups.fence(fenceSeconds);
 			}
 			// ... or the holder whose lease key is gone while its etcd lease lives: etcd
 			// did not end the key (it ends with that lease), someone deleted it (by hand,
 			// a restore), and the holder may still believe until its etcd lease runs out.
 			if (!live && current.leaseHolder() != null && !candidateId.equals(current.leaseHolder())) {
-				long holderTtl = this.leases.timeToLive(call, current.leaseId());
+				long holderTtl = lookups.timeToLive(current.leaseId());
 				if (holderTtl >= 0 && holderTtl + 1 > fenceSeconds) {
 					fenceSeconds = holderTtl + 1;
-					fenceId = call.await(this.leases.grant(fenceSeconds));
+					fenceId = lookups.fence(fenceSeconds);
 				}
 			}
 		}
@@ -529,6 +534,64 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	 * @param activeIn how long the new holder waits before it acts
 	 */
 	private record Grant(String group, Optional<GroupRecord> record, long term, long fenceId, Duration activeIn) {
+	}
+
+	/**
+	 * What the plans of one call ask of etcd leases once the groups' states were read:
+	 * the time left on an earlier holder's etcd lease or fence, and the fences granted
+	 * for the new holder to wait out. The time left is asked once per etcd lease, however
+	 * many groups need it: the groups that a candidate held share its etcd lease, and a
+	 * round trip per group, one after the other, makes a batch that takes over many of
+	 * them outlast its timeout, round after round, however soon the lease ran out. An
+	 * answer serves only plans of states read before it was asked: a time left asked
+	 * after the read covers a belief that began before it.
+	 */
+	private final class LeaseLookups {
+
+		private final EtcdCall call;
+
+		private final Map<Long, CompletableFuture<Long>> timesToLive = new HashMap<>();
+
+		LeaseLookups(EtcdCall call) {
+			this.call = call;
+		}
+
+		/**
+		 * Asks, without waiting, the time left on the etcd leases that the plan of the
+		 * state will ask about; what it asks beyond them it asks when it needs it.
+		 */
+		void askFor(GroupState state, String candidateId) {
+			GroupRecord current = state.record();
+			if (current == null) {
+				return;
+			}
+			boolean live = state.liveTtl() >= 0;
+			if (live && current.holder() != null && !candidateId.equals(current.holder())) {
+				return;
+			}
+			ask(current.fenceId());
+			if (!live && current.leaseHolder() != null && !candidateId.equals(current.leaseHolder())) {
+				ask(current.leaseId());
+			}
+		}
+
+		/** Seconds left on an etcd lease, or -1 when it is gone (or there is none). */
+		long timeToLive(long leaseId) {
+			if (leaseId == 0) {
+				return -1;
+			}
+			return this.call.await(ask(leaseId));
+		}
+
+		/** A timer lease of the given TTL, which a later holder waits out. */
+		long fence(long ttlSeconds) {
+			return this.call.await(EtcdLeaseStore.this.leases.grant(ttlSeconds));
+		}
+
+		private CompletableFuture<Long> ask(long leaseId) {
+			return this.timesToLive.computeIfAbsent(leaseId, EtcdLeaseStore.this.leases::timeToLive);
+		}
+
 	}
 
 	/**

@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.testing.EtcdServer;
 import org.junit.jupiter.api.AfterAll;
@@ -141,6 +142,37 @@ class EtcdLeaseStoreRequestTests {
 				Map.of("LeaseGrant", 1L, "Txn", 8L));
 		// Nothing to take: the reads only.
 		assertRequests(() -> store.tryAcquireAll(groups, "b", LEASE, TIMEOUT).size(), 0, Map.of("Txn", 3L));
+	}
+
+	/**
+	 * A candidate that held many groups stopped renewing them (cut off, paused, killed),
+	 * and its etcd lease ran out: another takes them over asking the time left on that
+	 * etcd lease once, not once per group. Asked once per group, one after the other, the
+	 * round trips of 100 groups outlast a call timeout of the retry period, and the batch
+	 * fails every round until the old holder releases them.
+	 */
+	@Test
+	void takesOverTheGroupsOfAnExpiredEtcdLeaseAskingItsTimeToLiveOnce() throws Exception {
+		EtcdLeaseStore holder = new EtcdLeaseStore(client, "requests-takeover");
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			groups.add("group-" + i);
+		}
+		Duration brief = Duration.ofSeconds(2);
+		assertThat(holder.tryAcquireAll(groups, "a", brief, TIMEOUT)).hasSize(100);
+		// Never renewed: etcd ends the etcd lease, and with it the lease keys.
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> client.getKVClient()
+				.get(EtcdLeaseStore.bytes("requests-takeover/groups/"), GetOption.builder().isPrefix(true).build())
+				.get()
+				.getKvs()
+				.stream()
+				.noneMatch((keyValue) -> keyValue.getKey().toString(StandardCharsets.UTF_8).endsWith("/lease")));
+		EtcdLeaseStore follower = new EtcdLeaseStore(client, "requests-takeover");
+		// The keys read in one transaction, the time left on the holder's etcd lease
+		// (gone), the follower's etcd lease, and the grants 64 to a transaction.
+		assertRequests(() -> follower.tryAcquireAll(groups, "b", brief, TIMEOUT).size(), 100,
+				Map.of("Txn", 3L, "LeaseTimeToLive", 1L, "LeaseGrant", 1L));
 	}
 
 	/**

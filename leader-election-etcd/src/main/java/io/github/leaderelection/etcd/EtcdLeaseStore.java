@@ -539,18 +539,21 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	/**
 	 * What the plans of one call ask of etcd leases once the groups' states were read:
 	 * the time left on an earlier holder's etcd lease or fence, and the fences granted
-	 * for the new holder to wait out. The time left is asked once per etcd lease, however
-	 * many groups need it: the groups that a candidate held share its etcd lease, and a
-	 * round trip per group, one after the other, makes a batch that takes over many of
-	 * them outlast its timeout, round after round, however soon the lease ran out. An
-	 * answer serves only plans of states read before it was asked: a time left asked
-	 * after the read covers a belief that began before it.
+	 * for the new holder to wait out. The time left is asked once per etcd lease, and a
+	 * fence granted once per TTL, however many groups need it: the groups that a
+	 * candidate held share its etcd lease, and a round trip per group, one after the
+	 * other, makes a batch that takes over many of them outlast its timeout, round after
+	 * round, however soon the lease ran out. An answer serves only plans of states read
+	 * before it was asked: a time left asked after the read, or a fence granted after it,
+	 * covers a belief that began before it.
 	 */
 	private final class LeaseLookups {
 
 		private final EtcdCall call;
 
 		private final Map<Long, CompletableFuture<Long>> timesToLive = new HashMap<>();
+
+		private final Map<Long, CompletableFuture<Long>> fences = new HashMap<>();
 
 		LeaseLookups(EtcdCall call) {
 			this.call = call;
@@ -585,7 +588,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 
 		/** A timer lease of the given TTL, which a later holder waits out. */
 		long fence(long ttlSeconds) {
-			return this.call.await(EtcdLeaseStore.this.leases.grant(ttlSeconds));
+			return this.call.await(this.fences.computeIfAbsent(ttlSeconds, EtcdLeaseStore.this.leases::grant));
 		}
 
 		private CompletableFuture<Long> ask(long leaseId) {

@@ -176,6 +176,33 @@ class EtcdLeaseStoreRequestTests {
 	}
 
 	/**
+	 * Groups cleared away from a holder whose etcd lease lives: the new holder waits that
+	 * lease out, on a fence (a timer lease) granted once for all the groups of the call,
+	 * not once per group.
+	 */
+	@Test
+	void takesOverGroupsClearedAwayFromALiveEtcdLeaseOnOneFence() throws Exception {
+		EtcdLeaseStore holder = new EtcdLeaseStore(client, "requests-fence");
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			groups.add("group-" + i);
+		}
+		assertThat(holder.tryAcquireAll(groups, "a", LEASE, TIMEOUT)).hasSize(100);
+		groups.forEach((group) -> holder.clear(group, TIMEOUT));
+		EtcdLeaseStore follower = new EtcdLeaseStore(client, "requests-fence");
+		// The keys read in one transaction, one fence, the follower's etcd lease, and
+		// the grants 64 to a transaction.
+		AtomicReference<Map<String, Lease>> taken = new AtomicReference<>();
+		assertRequests(() -> {
+			taken.set(follower.tryAcquireAll(groups, "b", LEASE, TIMEOUT));
+			return taken.get().size();
+		}, 100, Map.of("Txn", 3L, "LeaseGrant", 2L));
+		// Each waits out the holder's etcd lease, whose TTL is the lease duration.
+		assertThat(taken.get().values())
+			.allSatisfy((lease) -> assertThat(lease.activeIn()).isGreaterThan(LEASE.minusSeconds(5)));
+	}
+
+	/**
 	 * A follower's first grant goes on an etcd lease that its reads granted ahead of
 	 * time, of the TTL of the leases they found: a handover waits for no lease grant.
 	 */

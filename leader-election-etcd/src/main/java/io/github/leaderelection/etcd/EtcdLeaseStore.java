@@ -608,7 +608,8 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		EtcdCall call = new EtcdCall("renew", group, timeout);
 		long start = System.nanoTime();
 		GroupRecord record = record(call, group).orElse(null);
-		return renewHeld(call, List.of(lease), Collections.singletonList(record), leaseDuration, start).contains(group);
+		return renewHeld(call, List.of(lease), Collections.singletonList(record), leaseDuration, timeout, start)
+			.contains(group);
 	}
 
 	/**
@@ -628,7 +629,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 				held.stream().map((lease) -> Op.get(recordKey(lease.group()), GetOption.DEFAULT)).toList())) {
 			records.add(GroupRecord.in(response).orElse(null));
 		}
-		return renewHeld(call, held, records, leaseDuration, start);
+		return renewHeld(call, held, records, leaseDuration, timeout, start);
 	}
 
 	/**
@@ -639,11 +640,13 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	 * or has a shorter TTL, moves to the candidate's lease in a transaction compared on
 	 * the record.
 	 * @param records each lease's record as read, {@code null} if missing
+	 * @param timeout the time a renewal may take, which its holder's engine gives every
+	 * renewal (see {@link NodeLeases#orphans})
 	 * @param start when the reads were sent: a renewed belief counts from then
 	 * @return the groups whose lease was extended
 	 */
 	private Set<String> renewHeld(EtcdCall call, List<Lease> leases, List<@Nullable GroupRecord> records,
-			Duration leaseDuration, long start) {
+			Duration leaseDuration, Duration timeout, long start) {
 		long ttl = ttlSeconds(leaseDuration);
 		Map<Long, Map<String, GroupRecord>> byEtcdLease = new LinkedHashMap<>();
 		Map<String, Lease> byGroup = new LinkedHashMap<>();
@@ -663,7 +666,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		List<CompletableFuture<?>> deletions = new ArrayList<>();
 		for (long etcdLease : byEtcdLease.keySet()) {
 			refreshes.put(etcdLease, this.nodeLeases.keepAlive(etcdLease));
-			for (NodeLeases.Attachment orphan : this.nodeLeases.orphans(etcdLease, ttl, byGroup.keySet())) {
+			for (NodeLeases.Attachment orphan : this.nodeLeases.orphans(etcdLease, ttl, timeout, byGroup.keySet())) {
 				deletions.add(deleteOrphan(orphan));
 			}
 		}
@@ -712,22 +715,54 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	}
 
 	/**
-	 * Deletes a key that no belief covers any more, unless it was written again since.
+	 * Ends a lease that no belief covers any more, unless its key was written again
+	 * since. If the record is still as the grant that wrote the key left it, the group is
+	 * released as {@link #release} releases it, in a transaction compared on both keys:
+	 * the holder's belief is over (it ends less than a lease duration after the start of
+	 * its last renewal, on this machine's clock), whereas a record that still named it,
+	 * without a lease key and on an etcd lease that its other groups keep alive, would
+	 * make the next holder wait that etcd lease out (see {@link #plan}). Otherwise (the
+	 * record was forced or cleared away from the holder since) only the key goes.
 	 */
 	private CompletableFuture<Void> deleteOrphan(NodeLeases.Attachment orphan) {
-		ByteSequence key = leaseKey(orphan.group());
-		return this.client.getKVClient()
-			.txn()
-			.If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(orphan.keyRevision())))
-			.Then(Op.delete(key, DeleteOption.DEFAULT))
-			.commit()
-			.thenAccept((response) -> {
-				if (response.isSucceeded()) {
-					logger.debug("Deleted the lease key of group '{}' in etcd: its holder has not renewed it for a TTL",
-							orphan.group());
+		String group = orphan.group();
+		ByteSequence key = leaseKey(group);
+		Cmp keyUnchanged = new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(orphan.keyRevision()));
+		GroupRecord written = this.written.get(group);
+		boolean asGranted = written != null && written.leaseId() == orphan.leaseId()
+				&& written.modRevision() == orphan.keyRevision();
+		CompletableFuture<Boolean> released = CompletableFuture.completedFuture(false);
+		if (asGranted) {
+			GroupRecord next = new GroupRecord(written.term(), 0, written.fenceId(), null, null, 0);
+			released = this.client.getKVClient()
+				.txn()
+				.If(keyUnchanged, new Cmp(recordKey(group), Cmp.Op.EQUAL, CmpTarget.modRevision(orphan.keyRevision())))
+				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT), Op.delete(key, DeleteOption.DEFAULT))
+				.commit()
+				.thenApply(TxnResponse::isSucceeded);
+		}
+		return released.thenCompose((done) -> {
+			if (done) {
+				this.written.remove(group, written);
+				if (written.holder() != null) {
+					this.seenTerms.gaveUp(group, written.holder(), written.term());
 				}
-				this.nodeLeases.detach(orphan.group(), orphan.leaseId());
-			});
+				logger.debug("Released group '{}' in etcd: its holder has not renewed it for a TTL", group);
+				return CompletableFuture.completedFuture(null);
+			}
+			return this.client.getKVClient()
+				.txn()
+				.If(keyUnchanged)
+				.Then(Op.delete(key, DeleteOption.DEFAULT))
+				.commit()
+				.thenAccept((response) -> {
+					if (response.isSucceeded()) {
+						logger.debug(
+								"Deleted the lease key of group '{}' in etcd: its holder has not renewed it for a TTL",
+								group);
+					}
+				});
+		}).thenRun(() -> this.nodeLeases.detach(group, orphan.leaseId()));
 	}
 
 	/**

@@ -233,14 +233,14 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		long start = System.nanoTime();
 		GroupState recent = recentRead(group, timeout);
 		if (recent != null) {
-			Grant grant = plan(call, group, candidateId, leaseDuration, recent);
+			Grant grant = plan(new LeaseLookups(call), group, candidateId, leaseDuration, recent);
 			Lease taken = (grant != null) ? take(call, List.of(grant), candidateId, leaseDuration, start).get(group)
 					: null;
 			if (taken != null) {
 				return Optional.of(taken);
 			}
 		}
-		Grant grant = plan(call, group, candidateId, leaseDuration, state(call, group));
+		Grant grant = plan(new LeaseLookups(call), group, candidateId, leaseDuration, state(call, group));
 		if (grant == null) {
 			return Optional.empty();
 		}
@@ -332,12 +332,16 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		for (int i = 0; i < unread.size(); i++) {
 			states.put(unread.get(i), state(unread.get(i), responses.get(i)));
 		}
+		// What the plans ask of etcd leases, sent at once: the groups that one holder
+		// had share its etcd lease, which is asked once.
+		LeaseLookups lookups = new LeaseLookups(call);
+		states.values().forEach((state) -> lookups.askFor(state, candidateId));
 		List<Grant> grants = new ArrayList<>();
 		Set<String> answered = new LinkedHashSet<>(states.keySet());
 		LeaderElectionException failure = null;
 		for (Map.Entry<String, GroupState> state : states.entrySet()) {
 			try {
-				Grant grant = plan(call, state.getKey(), candidateId, leaseDuration, state.getValue());
+				Grant grant = plan(lookups, state.getKey(), candidateId, leaseDuration, state.getValue());
 				if (grant != null) {
 					grants.add(grant);
 				}
@@ -361,8 +365,9 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	/**
 	 * What a grant of the group to the candidate is to write, or {@code null} when
 	 * another candidate holds it.
+	 * @param lookups what the call asked of etcd leases since the state was read
 	 */
-	private @Nullable Grant plan(EtcdCall call, String group, String candidateId, Duration leaseDuration,
+	private @Nullable Grant plan(LeaseLookups lookups, String group, String candidateId, Duration leaseDuration,
 			GroupState state) {
 		Optional<GroupRecord> record = Optional.ofNullable(state.record());
 		// etcd lost what this store saw (a wiped cluster, a restore from an older
@@ -380,7 +385,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 			}
 			// An earlier holder may still believe: one whose grant an even earlier
 			// holder's wait (the fence) still covers, ...
-			long earlierTtl = this.leases.timeToLive(call, current.fenceId());
+			long earlierTtl = lookups.timeToLive(current.fenceId());
 			if (earlierTtl >= 0) {
 				fenceId = current.fenceId();
 				fenceSeconds = earlierTtl + 1;
@@ -392,16 +397,16 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 			// later holder waits out, should this one give up before.
 			if (live && !candidateId.equals(current.leaseHolder()) && state.liveTtl() + 1 > fenceSeconds) {
 				fenceSeconds = state.liveTtl() + 1;
-				fenceId = call.await(this.leases.grant(fenceSeconds));
+				fenceId = lookups.fence(fenceSeconds);
 			}
 			// ... or the holder whose lease key is gone while its etcd lease lives: etcd
 			// did not end the key (it ends with that lease), someone deleted it (by hand,
 			// a restore), and the holder may still believe until its etcd lease runs out.
 			if (!live && current.leaseHolder() != null && !candidateId.equals(current.leaseHolder())) {
-				long holderTtl = this.leases.timeToLive(call, current.leaseId());
+				long holderTtl = lookups.timeToLive(current.leaseId());
 				if (holderTtl >= 0 && holderTtl + 1 > fenceSeconds) {
 					fenceSeconds = holderTtl + 1;
-					fenceId = call.await(this.leases.grant(fenceSeconds));
+					fenceId = lookups.fence(fenceSeconds);
 				}
 			}
 		}
@@ -532,6 +537,67 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	}
 
 	/**
+	 * What the plans of one call ask of etcd leases once the groups' states were read:
+	 * the time left on an earlier holder's etcd lease or fence, and the fences granted
+	 * for the new holder to wait out. The time left is asked once per etcd lease, and a
+	 * fence granted once per TTL, however many groups need it: the groups that a
+	 * candidate held share its etcd lease, and a round trip per group, one after the
+	 * other, makes a batch that takes over many of them outlast its timeout, round after
+	 * round, however soon the lease ran out. An answer serves only plans of states read
+	 * before it was asked: a time left asked after the read, or a fence granted after it,
+	 * covers a belief that began before it.
+	 */
+	private final class LeaseLookups {
+
+		private final EtcdCall call;
+
+		private final Map<Long, CompletableFuture<Long>> timesToLive = new HashMap<>();
+
+		private final Map<Long, CompletableFuture<Long>> fences = new HashMap<>();
+
+		LeaseLookups(EtcdCall call) {
+			this.call = call;
+		}
+
+		/**
+		 * Asks, without waiting, the time left on the etcd leases that the plan of the
+		 * state will ask about; what it asks beyond them it asks when it needs it.
+		 */
+		void askFor(GroupState state, String candidateId) {
+			GroupRecord current = state.record();
+			if (current == null) {
+				return;
+			}
+			boolean live = state.liveTtl() >= 0;
+			if (live && current.holder() != null && !candidateId.equals(current.holder())) {
+				return;
+			}
+			ask(current.fenceId());
+			if (!live && current.leaseHolder() != null && !candidateId.equals(current.leaseHolder())) {
+				ask(current.leaseId());
+			}
+		}
+
+		/** Seconds left on an etcd lease, or -1 when it is gone (or there is none). */
+		long timeToLive(long leaseId) {
+			if (leaseId == 0) {
+				return -1;
+			}
+			return this.call.await(ask(leaseId));
+		}
+
+		/** A timer lease of the given TTL, which a later holder waits out. */
+		long fence(long ttlSeconds) {
+			return this.call.await(this.fences.computeIfAbsent(ttlSeconds, EtcdLeaseStore.this.leases::grant));
+		}
+
+		private CompletableFuture<Long> ask(long leaseId) {
+			return this.timesToLive.computeIfAbsent(leaseId, EtcdLeaseStore.this.leases::timeToLive);
+		}
+
+	}
+
+	/**
 	 * Reads the record, and if it still has this holder and term, refreshes the etcd
 	 * lease: two requests. The refresh is sent only once the read answered, so a leader
 	 * whose answers no longer arrive stops keeping its lease alive.
@@ -543,7 +609,8 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		long start = System.nanoTime();
 		GroupRecord record = record(call, group).orElse(null);
 		return Optional.ofNullable(
-				renewHeld(call, List.of(lease), Collections.singletonList(record), leaseDuration, start).get(group));
+				renewHeld(call, List.of(lease), Collections.singletonList(record), leaseDuration, timeout, start)
+					.get(group));
 	}
 
 	/**
@@ -563,7 +630,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 				held.stream().map((lease) -> Op.get(recordKey(lease.group()), GetOption.DEFAULT)).toList())) {
 			records.add(GroupRecord.in(response).orElse(null));
 		}
-		return renewHeld(call, held, records, leaseDuration, start);
+		return renewHeld(call, held, records, leaseDuration, timeout, start);
 	}
 
 	/**
@@ -574,11 +641,13 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	 * or has a shorter TTL, moves to the candidate's lease in a transaction compared on
 	 * the record.
 	 * @param records each lease's record as read, {@code null} if missing
+	 * @param timeout the time a renewal may take, which its holder's engine gives every
+	 * renewal (see {@link NodeLeases#orphans})
 	 * @param start when the reads were sent: a renewed belief counts from then
 	 * @return the leases as renewed, by group
 	 */
 	private Map<String, Lease> renewHeld(EtcdCall call, List<Lease> leases, List<@Nullable GroupRecord> records,
-			Duration leaseDuration, long start) {
+			Duration leaseDuration, Duration timeout, long start) {
 		long ttl = ttlSeconds(leaseDuration);
 		Map<Long, Map<String, GroupRecord>> byEtcdLease = new LinkedHashMap<>();
 		Map<String, Lease> byGroup = new LinkedHashMap<>();
@@ -598,7 +667,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		List<CompletableFuture<?>> deletions = new ArrayList<>();
 		for (long etcdLease : byEtcdLease.keySet()) {
 			refreshes.put(etcdLease, this.nodeLeases.keepAlive(etcdLease));
-			for (NodeLeases.Attachment orphan : this.nodeLeases.orphans(etcdLease, ttl, byGroup.keySet())) {
+			for (NodeLeases.Attachment orphan : this.nodeLeases.orphans(etcdLease, ttl, timeout, byGroup.keySet())) {
 				deletions.add(deleteOrphan(orphan));
 			}
 		}
@@ -649,22 +718,54 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	}
 
 	/**
-	 * Deletes a key that no belief covers any more, unless it was written again since.
+	 * Ends a lease that no belief covers any more, unless its key was written again
+	 * since. If the record is still as the grant that wrote the key left it, the group is
+	 * released as {@link #release} releases it, in a transaction compared on both keys:
+	 * the holder's belief is over (it ends less than a lease duration after the start of
+	 * its last renewal, on this machine's clock), whereas a record that still named it,
+	 * without a lease key and on an etcd lease that its other groups keep alive, would
+	 * make the next holder wait that etcd lease out (see {@link #plan}). Otherwise (the
+	 * record was forced or cleared away from the holder since) only the key goes.
 	 */
 	private CompletableFuture<Void> deleteOrphan(NodeLeases.Attachment orphan) {
-		ByteSequence key = leaseKey(orphan.group());
-		return this.client.getKVClient()
-			.txn()
-			.If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(orphan.keyRevision())))
-			.Then(Op.delete(key, DeleteOption.DEFAULT))
-			.commit()
-			.thenAccept((response) -> {
-				if (response.isSucceeded()) {
-					logger.debug("Deleted the lease key of group '{}' in etcd: its holder has not renewed it for a TTL",
-							orphan.group());
+		String group = orphan.group();
+		ByteSequence key = leaseKey(group);
+		Cmp keyUnchanged = new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(orphan.keyRevision()));
+		GroupRecord written = this.written.get(group);
+		boolean asGranted = written != null && written.leaseId() == orphan.leaseId()
+				&& written.modRevision() == orphan.keyRevision();
+		CompletableFuture<Boolean> released = CompletableFuture.completedFuture(false);
+		if (asGranted) {
+			GroupRecord next = new GroupRecord(written.term(), 0, written.fenceId(), null, null, 0);
+			released = this.client.getKVClient()
+				.txn()
+				.If(keyUnchanged, new Cmp(recordKey(group), Cmp.Op.EQUAL, CmpTarget.modRevision(orphan.keyRevision())))
+				.Then(Op.put(recordKey(group), next.encode(), PutOption.DEFAULT), Op.delete(key, DeleteOption.DEFAULT))
+				.commit()
+				.thenApply(TxnResponse::isSucceeded);
+		}
+		return released.thenCompose((done) -> {
+			if (done) {
+				this.written.remove(group, written);
+				if (written.holder() != null) {
+					this.seenTerms.gaveUp(group, written.holder(), written.term());
 				}
-				this.nodeLeases.detach(orphan.group(), orphan.leaseId());
-			});
+				logger.debug("Released group '{}' in etcd: its holder has not renewed it for a TTL", group);
+				return CompletableFuture.completedFuture(null);
+			}
+			return this.client.getKVClient()
+				.txn()
+				.If(keyUnchanged)
+				.Then(Op.delete(key, DeleteOption.DEFAULT))
+				.commit()
+				.thenAccept((response) -> {
+					if (response.isSucceeded()) {
+						logger.debug(
+								"Deleted the lease key of group '{}' in etcd: its holder has not renewed it for a TTL",
+								group);
+					}
+				});
+		}).thenRun(() -> this.nodeLeases.detach(group, orphan.leaseId()));
 	}
 
 	/**

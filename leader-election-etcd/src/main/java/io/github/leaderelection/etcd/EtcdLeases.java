@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
 import io.etcd.jetcd.options.LeaseOption;
 import org.jspecify.annotations.Nullable;
 
@@ -29,11 +30,11 @@ final class EtcdLeases {
 	}
 
 	/** Seconds left on an etcd lease, or -1 when it is gone (or there is none). */
-	long timeToLive(EtcdCall call, long leaseId) {
+	CompletableFuture<Long> timeToLive(long leaseId) {
 		if (leaseId == 0) {
-			return -1;
+			return CompletableFuture.completedFuture(-1L);
 		}
-		return call.await(this.leases.timeToLive(leaseId, LeaseOption.DEFAULT)).getTTL();
+		return this.leases.timeToLive(leaseId, LeaseOption.DEFAULT).thenApply(LeaseTimeToLiveResponse::getTTL);
 	}
 
 	/**

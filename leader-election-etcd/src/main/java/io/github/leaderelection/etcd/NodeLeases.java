@@ -25,10 +25,12 @@ import org.slf4j.LoggerFactory;
  * stopped renewing a group let that lease run out. With a shared lease, the keep-alives
  * for the other groups keep every key on it alive. So the store remembers each lease key
  * it attached: its group, lease and revision, and when its holder's belief was last
- * extended. During a renewal of that lease it deletes every key whose holder has not
- * renewed it for the lease's whole TTL (a release that failed, a group forced or cleared
- * away). The holder's belief lasts less than a lease duration from the start of its last
- * renewal, so it is over by then, on this machine's own clock.
+ * extended. During a renewal of that lease it ends every key whose holder has not renewed
+ * it for the lease's whole TTL and a call timeout (a release that failed, a group forced
+ * or cleared away): it releases the group if the record is still as the grant left it,
+ * and deletes the key otherwise. The holder's belief lasts less than a lease duration
+ * from the start of its last renewal, and a renewal sent within it is over a timeout
+ * later, so it is over by then, on this machine's own clock.
  *
  * <p>
  * A follower's first grant should not wait for a lease to be granted: the reads keep a
@@ -147,15 +149,21 @@ final class NodeLeases {
 	}
 
 	/**
-	 * The keys on the lease that no belief has covered for its whole TTL; the renewal of
-	 * the given groups does not count, as it has not been answered.
+	 * The keys on the lease that no belief has covered for its whole TTL and a renewal's
+	 * timeout more; the renewal of the given groups does not count, as it has not been
+	 * answered. The holder's engine may have sent a renewal of another group just before
+	 * its belief ended (a call of this store's own, on another thread): one that read the
+	 * record before the group is released would still extend that belief, so the group is
+	 * released only once any such renewal is over, answered or timed out.
+	 * @param timeout the timeout of the holder's renewals (its engine gives all its calls
+	 * one)
 	 */
-	List<Attachment> orphans(long leaseId, long ttlSeconds, Set<String> renewing) {
+	List<Attachment> orphans(long leaseId, long ttlSeconds, Duration timeout, Set<String> renewing) {
 		long now = System.nanoTime();
 		List<Attachment> orphans = new ArrayList<>();
 		for (Attachment attachment : this.attached.values()) {
 			if (attachment.leaseId() == leaseId && !renewing.contains(attachment.group())
-					&& now - attachment.beliefStartNanos() > TimeUnit.SECONDS.toNanos(ttlSeconds)) {
+					&& now - attachment.beliefStartNanos() > TimeUnit.SECONDS.toNanos(ttlSeconds) + timeout.toNanos()) {
 				orphans.add(attachment);
 			}
 		}

@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.testing.EtcdServer;
 import org.junit.jupiter.api.AfterAll;
@@ -141,6 +142,64 @@ class EtcdLeaseStoreRequestTests {
 				Map.of("LeaseGrant", 1L, "Txn", 8L));
 		// Nothing to take: the reads only.
 		assertRequests(() -> store.tryAcquireAll(groups, "b", LEASE, TIMEOUT).size(), 0, Map.of("Txn", 3L));
+	}
+
+	/**
+	 * A candidate that held many groups stopped renewing them (cut off, paused, killed),
+	 * and its etcd lease ran out: another takes them over asking the time left on that
+	 * etcd lease once, not once per group. Asked once per group, one after the other, the
+	 * round trips of 100 groups outlast a call timeout of the retry period, and the batch
+	 * fails every round until the old holder releases them.
+	 */
+	@Test
+	void takesOverTheGroupsOfAnExpiredEtcdLeaseAskingItsTimeToLiveOnce() throws Exception {
+		EtcdLeaseStore holder = new EtcdLeaseStore(client, "requests-takeover");
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			groups.add("group-" + i);
+		}
+		Duration brief = Duration.ofSeconds(2);
+		assertThat(holder.tryAcquireAll(groups, "a", brief, TIMEOUT)).hasSize(100);
+		// Never renewed: etcd ends the etcd lease, and with it the lease keys.
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> client.getKVClient()
+				.get(EtcdLeaseStore.bytes("requests-takeover/groups/"), GetOption.builder().isPrefix(true).build())
+				.get()
+				.getKvs()
+				.stream()
+				.noneMatch((keyValue) -> keyValue.getKey().toString(StandardCharsets.UTF_8).endsWith("/lease")));
+		EtcdLeaseStore follower = new EtcdLeaseStore(client, "requests-takeover");
+		// The keys read in one transaction, the time left on the holder's etcd lease
+		// (gone), the follower's etcd lease, and the grants 64 to a transaction.
+		assertRequests(() -> follower.tryAcquireAll(groups, "b", brief, TIMEOUT).size(), 100,
+				Map.of("Txn", 3L, "LeaseTimeToLive", 1L, "LeaseGrant", 1L));
+	}
+
+	/**
+	 * Groups cleared away from a holder whose etcd lease lives: the new holder waits that
+	 * lease out, on a fence (a timer lease) granted once for all the groups of the call,
+	 * not once per group.
+	 */
+	@Test
+	void takesOverGroupsClearedAwayFromALiveEtcdLeaseOnOneFence() throws Exception {
+		EtcdLeaseStore holder = new EtcdLeaseStore(client, "requests-fence");
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			groups.add("group-" + i);
+		}
+		assertThat(holder.tryAcquireAll(groups, "a", LEASE, TIMEOUT)).hasSize(100);
+		groups.forEach((group) -> holder.clear(group, TIMEOUT));
+		EtcdLeaseStore follower = new EtcdLeaseStore(client, "requests-fence");
+		// The keys read in one transaction, one fence, the follower's etcd lease, and
+		// the grants 64 to a transaction.
+		AtomicReference<Map<String, Lease>> taken = new AtomicReference<>();
+		assertRequests(() -> {
+			taken.set(follower.tryAcquireAll(groups, "b", LEASE, TIMEOUT));
+			return taken.get().size();
+		}, 100, Map.of("Txn", 3L, "LeaseGrant", 2L));
+		// Each waits out the holder's etcd lease, whose TTL is the lease duration.
+		assertThat(taken.get().values())
+			.allSatisfy((lease) -> assertThat(lease.activeIn()).isGreaterThan(LEASE.minusSeconds(5)));
 	}
 
 	/**

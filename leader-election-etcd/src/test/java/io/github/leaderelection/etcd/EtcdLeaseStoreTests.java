@@ -178,6 +178,35 @@ class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
+	 * A group its holder dropped without a release (its engine stepped down while the
+	 * store was out of reach, then took other groups on the same etcd lease, which its
+	 * renewals keep alive): once no belief covers it, the holder's store releases it, and
+	 * another candidate takes it at once, without waiting that etcd lease out.
+	 */
+	@Test
+	void aGroupItsHolderNoLongerRenewsIsTakenWithoutWaitingOutTheSharedEtcdLease() throws Exception {
+		EtcdLeaseStore store = createStore();
+		EtcdLeaseStore other = createStore();
+		Duration lease = Duration.ofSeconds(2);
+		String kept = newGroup();
+		String dropped = newGroup();
+		Lease keptLease = store.tryAcquire(kept, "a", lease, TIMEOUT).orElseThrow();
+		Lease droppedLease = store.tryAcquire(dropped, "a", lease, TIMEOUT).orElseThrow();
+		long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+		do {
+			assertThat(System.nanoTime()).as("the dropped group free in time").isLessThan(deadline);
+			// As its engine would: every 300 ms, what it still believes it leads.
+			assertThat(store.renewAll(List.of(keptLease), lease, TIMEOUT).keySet()).containsExactly(kept);
+			Thread.sleep(300);
+		}
+		while (!other.read(dropped, TIMEOUT).orElseThrow().isExpired());
+		Lease taken = other.tryAcquire(dropped, "c", LIVE, TIMEOUT).orElseThrow();
+		assertThat(taken.term()).isGreaterThan(droppedLease.term());
+		assertThat(taken.activeIn()).isZero();
+		assertThat(store.read(kept, TIMEOUT).orElseThrow().holder()).isEqualTo("a");
+	}
+
+	/**
 	 * A candidate's entry lasts its TTL by etcd's clock from the last call that kept it
 	 * alive, and no longer: nothing keeps it alive in the background. The second call
 	 * refreshes the etcd lease, so the entry outlives the first call's TTL.

@@ -47,6 +47,9 @@ final class LeaseEvents implements AutoCloseable {
 
 	private boolean subscribing;
 
+	/** Whether the last try to subscribe failed: the next success is logged. */
+	private boolean failing;
+
 	private boolean closed;
 
 	/**
@@ -124,11 +127,32 @@ final class LeaseEvents implements AutoCloseable {
 			listeners.addMessageListener(this.listener, this.pattern);
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not subscribe to {}; retrying in {}", this.pattern.getTopic(), RETRY, ex);
+			boolean first;
 			synchronized (this.monitor) {
 				this.subscribing = false;
+				first = !this.failing;
+				this.failing = true;
 			}
+			if (first) {
+				// Not silent: a user without PSUBSCRIBE rights would otherwise see only
+				// hand-overs slowed to the retry period.
+				logger.warn(
+						"Could not subscribe to {} on Redis (retrying every {}); until then followers hear of "
+								+ "released leases at their next retry instead of at once: {}",
+						this.pattern.getTopic(), RETRY, ex.toString());
+			}
+			logger.debug("Could not subscribe to {}", this.pattern.getTopic(), ex);
 			retryLater();
+			return;
+		}
+		boolean recovered;
+		synchronized (this.monitor) {
+			recovered = this.failing;
+			this.failing = false;
+		}
+		if (recovered) {
+			logger.info("Subscribed to {} on Redis: followers hear of released leases at once again",
+					this.pattern.getTopic());
 		}
 	}
 

@@ -8,6 +8,10 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.leaderelection.testing.LocalRedisServer;
 import io.github.leaderelection.testing.TestRedis;
 import io.github.leaderelection.LeaderElectionException;
@@ -15,6 +19,7 @@ import io.github.leaderelection.spi.Lease;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -221,11 +226,19 @@ class RedisLeaseStoreBehaviourTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> numpat() == patternsBefore);
 	}
 
+	/**
+	 * A watch opened while Redis does not answer subscribes once it does; the failure is
+	 * said once at WARN (hand-overs are slower until then), and the recovery at INFO.
+	 */
 	@Test
 	void watchesFromBeforeRedisAnswers() throws Exception {
 		int port = LocalRedisServer.freePort(false);
 		LettuceConnectionFactory factory = TestRedis.connect(new RedisStandaloneConfiguration("127.0.0.1", port));
 		AtomicInteger changes = new AtomicInteger();
+		Logger events = (Logger) LoggerFactory.getLogger(LeaseEvents.class);
+		ListAppender<ILoggingEvent> logged = new ListAppender<>();
+		logged.start();
+		events.addAppender(logged);
 		try (RedisLeaseStore store = new RedisLeaseStore(factory)) {
 			store.watch("orders", changes::incrementAndGet);
 			try (LocalRedisServer server = LocalRedisServer.start(port)) {
@@ -237,8 +250,16 @@ class RedisLeaseStoreBehaviourTests {
 					assertThat(changes).hasPositiveValue();
 				});
 			}
+			List<String> said = logged.list.stream()
+				.filter((event) -> event.getLevel().isGreaterOrEqual(Level.INFO))
+				.map((event) -> event.getLevel() + " " + event.getFormattedMessage())
+				.toList();
+			assertThat(said).hasSize(2);
+			assertThat(said.get(0)).startsWith("WARN Could not subscribe to leader-election:*");
+			assertThat(said.get(1)).startsWith("INFO Subscribed to leader-election:*");
 		}
 		finally {
+			events.detachAppender(logged);
 			factory.destroy();
 		}
 	}

@@ -21,9 +21,8 @@ import org.jspecify.annotations.Nullable;
  * re-election): the new holder must not act before the old one's lease is surely over.
  * @param version the store's own mark of the record's state as it handed this lease out,
  * opaque to the engine, which hands it back unchanged: a store that compares more than
- * the holder and term on renew and release (a ZooKeeper node's version, an etcd key's
- * revision) finds it here rather than in a cache of its own. Zero where holder and term
- * suffice.
+ * the holder and term on renew and release (ZooKeeper: the group node's version) finds it
+ * here rather than in a cache of its own. Zero where holder and term suffice.
  */
 public record Lease(String group, @Nullable String holder, long term, Duration expiresIn, Duration activeIn,
 		long version) {

@@ -35,7 +35,7 @@ import static org.awaitility.Awaitility.await;
 class EventDeliveryTests {
 
 	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofSeconds(6), Duration.ofSeconds(4),
-			Duration.ofMillis(500));
+			Duration.ofMillis(100));
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.leaderelection.ElectionTiming;
@@ -29,18 +30,22 @@ import static org.awaitility.Awaitility.await;
  */
 class RenewalPriorityTests {
 
-	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofMillis(2400), Duration.ofMillis(1200),
-			Duration.ofMillis(200));
+	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofMillis(1200), Duration.ofMillis(600),
+			Duration.ofMillis(100));
 
-	/** Releases queued: 24 x 200 ms on the 2 store threads, twice the renew deadline. */
+	/** Releases queued: 24 x 100 ms on the 2 store threads, twice the renew deadline. */
 	private static final int HANDED_OVER = 24;
 
-	private static final Duration RELEASE_TAKES = Duration.ofMillis(200);
+	private static final Duration RELEASE_TAKES = Duration.ofMillis(100);
 
 	private final List<LeaderElectionEngine> engines = new ArrayList<>();
 
+	/** Cleared once the test has seen what it came for, so that closing does not wait. */
+	private final AtomicBoolean releasesTakeTime = new AtomicBoolean(true);
+
 	@AfterEach
 	void closeEngines() {
+		this.releasesTakeTime.set(false);
 		this.engines.forEach(LeaderElectionEngine::close);
 	}
 
@@ -51,11 +56,13 @@ class RenewalPriorityTests {
 
 			@Override
 			public void release(Lease lease, Duration timeout) {
-				try {
-					Thread.sleep(RELEASE_TAKES.toMillis());
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
+				if (RenewalPriorityTests.this.releasesTakeTime.get()) {
+					try {
+						Thread.sleep(RELEASE_TAKES.toMillis());
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
 				}
 				super.release(lease, timeout);
 				released.incrementAndGet();

@@ -23,6 +23,8 @@ final class TestEngines implements AutoCloseable {
 
 	private final @Nullable ElectionScheduler scheduler;
 
+	private final ElectionTiming timing;
+
 	private final List<LeaderElectionEngine> engines = new ArrayList<>();
 
 	private final List<FaultyLeaseStore> faultyStores = new ArrayList<>();
@@ -31,7 +33,16 @@ final class TestEngines implements AutoCloseable {
 	 * @param scheduler the scheduler every engine runs on, or null for their own threads
 	 */
 	TestEngines(@Nullable ElectionScheduler scheduler) {
+		this(scheduler, TIMING);
+	}
+
+	/**
+	 * @param scheduler the scheduler every engine runs on, or null for their own threads
+	 * @param timing the timing of every engine
+	 */
+	TestEngines(@Nullable ElectionScheduler scheduler, ElectionTiming timing) {
 		this.scheduler = scheduler;
+		this.timing = timing;
 	}
 
 	Candidate candidate(String id, LeaseStore store) {
@@ -44,7 +55,7 @@ final class TestEngines implements AutoCloseable {
 	}
 
 	LeaderElectionEngine engine(String id, LeaseStore store, LeaderElectionListener... listeners) {
-		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store).candidateId(id).timing(TIMING);
+		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store).candidateId(id).timing(this.timing);
 		if (this.scheduler != null) {
 			builder.scheduler(this.scheduler);
 		}

@@ -37,6 +37,18 @@ import java.lang.annotation.Target;
  * class) fails startup with a message that names it.
  *
  * <p>
+ * A method that returns a {@code Mono}, a {@code Flux} or another deferred reactive type
+ * (with Reactor on the class path) is checked when its work runs instead: the call
+ * returns at once, and each subscription to what it returned asks again, then calls the
+ * method and subscribes to its publisher; on a follower the subscriber completes empty
+ * and the method is not called. A reactive {@code @Scheduled} method, whose publisher
+ * Spring obtains once at startup, so runs at each trigger on whichever instance leads
+ * then. Its work is tracked until it ends, as a blocking call is until it returns:
+ * shutdown waits for it, and {@link #interruptOnRevoke()} cancels it (its subscriber then
+ * completes). The work finds its {@link Leadership} in its Reactor context, under
+ * {@code Leadership.class}.
+ *
+ * <p>
  * IMPORTANT: the check happens when the call starts. A call that outlives its leadership
  * (a long job, a process pause) keeps running unless {@link #interruptOnRevoke()} is set
  * and the method reacts to interruption; long jobs should ask
@@ -54,8 +66,8 @@ public @interface OnlyOnLeader {
 	String group() default "";
 
 	/**
-	 * Whether to interrupt the thread running the method when this instance stops leading
-	 * the group while the method runs.
+	 * Whether to interrupt the thread running the method (or cancel the work of a
+	 * reactive method) when this instance stops leading the group while the method runs.
 	 */
 	boolean interruptOnRevoke() default false;
 

@@ -32,10 +32,12 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.TargetClassAware;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.Ordered;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs {@link OnlyOnLeader} methods only while this instance leads their group, and keeps
@@ -46,6 +48,10 @@ import org.springframework.core.Ordered;
  * The check is a lookup in a cache keyed by method (and target class) and one call of
  * {@link LeaderElection#leadership()}: no I/O, no lock. A skipped call is logged at
  * DEBUG.
+ *
+ * <p>
+ * A method that returns a deferred reactive type is gated at each subscription instead
+ * ({@link ReactiveGate}), and its work is tracked until it ends.
  *
  * <p>
  * As a {@link LeaderElectionListener} (it must be added to the registry) it interrupts,
@@ -60,6 +66,12 @@ import org.springframework.core.Ordered;
 public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectionListener, Ordered {
 
 	private static final Logger logger = LoggerFactory.getLogger(OnlyOnLeaderInterceptor.class);
+
+	/**
+	 * Reactive methods are gated at subscription only with Reactor, as Spring needs it.
+	 */
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
+			OnlyOnLeaderInterceptor.class.getClassLoader());
 
 	private final Supplier<LeaderElectionRegistry> registry;
 
@@ -76,7 +88,7 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	 */
 	private final Map<Method, Gate> gatesByMethod = new ConcurrentHashMap<>();
 
-	private final RunningCalls<Call> running = new RunningCalls<>();
+	private final RunningCalls<LeaderOnlyRun> running = new RunningCalls<>();
 
 	private volatile long shutdownDeadline;
 
@@ -111,6 +123,10 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			return invocation.proceed();
 		}
 		LeaderElection election = gate.election(this.registry);
+		if (gate.reactive != null) {
+			Gate reactive = gate;
+			return gate.reactive.defer(() -> startRun(invocation, reactive, election));
+		}
 		long revocationsBefore = this.revocations.get();
 		Leadership leadership = election.leadership().orElse(null);
 		if (leadership == null) {
@@ -120,29 +136,21 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		int token = this.running.add(call);
 		try {
 			// A revocation of this term must either see this call in running or make it
-			// skip. Its
-			// listener call counts itself in revocations, then reads running; this thread
-			// added the
-			// call to running, then reads revocations. All four accesses are volatile, so
-			// they are
-			// totally ordered, and one of these holds:
+			// skip. Its listener call counts itself in revocations, then reads running;
+			// this thread added the call to running, then reads revocations. All four
+			// accesses are volatile, so they are totally ordered, and one of these holds:
 			// - revoked() read running after the add: it sees the call (to interrupt or
 			// wait for it);
-			// - it read running before the add: then it counted itself before this second
-			// read, which
-			// finds the count changed, and isValid() below runs after the revocation was
-			// delivered,
-			// when (listener contract) the term is over: the call is skipped;
+			// - it read running before the add: then it counted itself before this
+			// second read, which finds the count changed, and isValid() below runs after
+			// the revocation was delivered, when (listener contract) the term is over:
+			// the call is skipped;
 			// - it counted itself before the first read: the term was already over when
-			// leadership()
-			// ran, which then did not answer this term.
+			// leadership() ran, which then did not answer this term.
 			// A deadline that passes between leadership() and here, with no revocation
-			// delivered yet,
-			// is as if it passed just after the call started: the revocation that follows
-			// sees the
-			// call. So the deadline is checked once (one nanoTime), and again only when a
-			// revocation,
-			// of any group, came in between.
+			// delivered yet, is as if it passed just after the call started: the
+			// revocation that follows sees the call. So the deadline is checked once (one
+			// nanoTime), and again only when a revocation, of any group, came in between.
 			if (this.revocations.get() != revocationsBefore && !leadership.isValid()) {
 				return skip(method, election);
 			}
@@ -154,6 +162,36 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			this.running.remove(token, call);
 			call.finish();
 		}
+	}
+
+	/**
+	 * Starts a subscription to a reactive method's work if this instance leads its group
+	 * now; the same ordering with revocations as for a call (see {@link #invoke}).
+	 */
+	private @Nullable ReactiveRun startRun(MethodInvocation invocation, Gate gate, LeaderElection election) {
+		Method method = invocation.getMethod();
+		long revocationsBefore = this.revocations.get();
+		Leadership leadership = election.leadership().orElse(null);
+		if (leadership == null) {
+			skip(method, election);
+			return null;
+		}
+		ProxyMethodInvocation template = (ProxyMethodInvocation) invocation;
+		ReactiveRun run = new ReactiveRun(leadership, gate.interruptOnRevoke, () -> {
+			// The original invocation never proceeds: each subscription proceeds a
+			// clone of it through the rest of the advice chain.
+			try (LeadershipContext.Scope scope = LeadershipContext.open(leadership)) {
+				return template.invocableClone().proceed();
+			}
+		}, method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()");
+		int token = this.running.add(run);
+		run.onEnd(() -> this.running.remove(token, run));
+		if (this.revocations.get() != revocationsBefore && !leadership.isValid()) {
+			run.end();
+			skip(method, election);
+			return null;
+		}
+		return run;
 	}
 
 	private Gate gate(Method method, @Nullable Object target) {
@@ -172,10 +210,11 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	private Gate newGate(Method method, @Nullable Class<?> targetClass) {
 		OnlyOnLeader annotation = OnlyOnLeaderPointcut.find(method, targetClass);
 		if (annotation == null) {
-			return new Gate(targetClass, null, false);
+			return new Gate(targetClass, null, false, null);
 		}
 		String group = annotation.group().isEmpty() ? this.defaultGroup.get() : annotation.group();
-		return new Gate(targetClass, group, annotation.interruptOnRevoke());
+		return new Gate(targetClass, group, annotation.interruptOnRevoke(),
+				REACTOR_PRESENT ? ReactiveGate.forReturnType(method.getReturnType()) : null);
 	}
 
 	private @Nullable Object skip(Method method, LeaderElection election) {
@@ -215,7 +254,7 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		// Before reading running: see invoke().
 		this.revocations.incrementAndGet();
 		this.running.forEach((call) -> {
-			if (call.interruptOnRevoke && call.leadership.equals(leadership)) {
+			if (call.interruptOnRevoke() && call.leadership().equals(leadership)) {
 				call.interrupt();
 			}
 		});
@@ -229,16 +268,16 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			this.shutdownDeadline = System.nanoTime() + this.shutdownTimeout.get().toNanos();
 			this.shuttingDown = true;
 		}
-		List<Call> calls = new ArrayList<>();
+		List<LeaderOnlyRun> calls = new ArrayList<>();
 		this.running.forEach((call) -> {
-			if (call.leadership.group().equals(group)) {
+			if (call.leadership().group().equals(group)) {
 				calls.add(call);
 			}
 		});
-		for (Call call : calls) {
+		for (LeaderOnlyRun call : calls) {
 			if (!call.await(this.shutdownDeadline)) {
-				logger.warn("A leader-only method of group '{}' was still running on thread '{}' when the shutdown "
-						+ "timeout passed; stopping without waiting for it", group, call.thread.getName());
+				logger.warn("A leader-only method of group '{}' was still running {} when the shutdown timeout "
+						+ "passed; stopping without waiting for it", group, call.where());
 				return;
 			}
 		}
@@ -266,12 +305,19 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 
 		final boolean interruptOnRevoke;
 
+		/**
+		 * How a reactive method is gated at each subscription; null for other methods.
+		 */
+		final @Nullable ReactiveGate reactive;
+
 		private volatile @Nullable LeaderElection election;
 
-		Gate(@Nullable Class<?> targetClass, @Nullable String group, boolean interruptOnRevoke) {
+		Gate(@Nullable Class<?> targetClass, @Nullable String group, boolean interruptOnRevoke,
+				@Nullable ReactiveGate reactive) {
 			this.targetClass = targetClass;
 			this.group = group;
 			this.interruptOnRevoke = interruptOnRevoke;
+			this.reactive = reactive;
 		}
 
 		LeaderElection election(Supplier<LeaderElectionRegistry> registry) {
@@ -296,7 +342,7 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	 * {@code INTERRUPTED}, so that a call is interrupted only while it runs and its
 	 * thread never leaves with that interrupt.
 	 */
-	private static final class Call {
+	private static final class Call implements LeaderOnlyRun {
 
 		private static final int RUNNING = 0;
 
@@ -323,11 +369,11 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			}
 		}
 
-		final Thread thread;
+		private final Thread thread;
 
-		final Leadership leadership;
+		private final Leadership leadership;
 
-		final boolean interruptOnRevoke;
+		private final boolean interruptOnRevoke;
 
 		private volatile int state = RUNNING;
 
@@ -339,8 +385,24 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			this.interruptOnRevoke = interruptOnRevoke;
 		}
 
+		@Override
+		public Leadership leadership() {
+			return this.leadership;
+		}
+
+		@Override
+		public boolean interruptOnRevoke() {
+			return this.interruptOnRevoke;
+		}
+
+		@Override
+		public String where() {
+			return "on thread '" + this.thread.getName() + "'";
+		}
+
 		/** Interrupts the call's thread, unless the call has already returned. */
-		void interrupt() {
+		@Override
+		public void interrupt() {
 			if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
 				this.thread.interrupt();
 				this.state = INTERRUPTED;
@@ -359,9 +421,8 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 				this.state = DONE;
 			}
 			// The state was written before the waiter is read, and a waiter writes itself
-			// before it
-			// reads the state (all volatile): one of the two sees the other, no wake-up
-			// is lost.
+			// before it reads the state (all volatile): one of the two sees the other, no
+			// wake-up is lost.
 			Thread current = this.waiter;
 			if (current != null) {
 				LockSupport.unpark(current);
@@ -372,7 +433,8 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		 * Waits until the call has returned or {@code deadline} (on the nanoTime clock)
 		 * has passed.
 		 */
-		boolean await(long deadline) {
+		@Override
+		public boolean await(long deadline) {
 			this.waiter = Thread.currentThread();
 			while (this.state != DONE) {
 				long remaining = deadline - System.nanoTime();

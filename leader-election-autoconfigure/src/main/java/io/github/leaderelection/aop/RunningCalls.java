@@ -66,9 +66,8 @@ final class RunningCalls<T> {
 	void remove(int token, T call) {
 		if (token >= 0) {
 			// Release suffices: the call has returned, and a reader that still sees it
-			// may interrupt it
-			// (the interceptor clears that) or wait for it (which ends when the
-			// interceptor finishes it).
+			// may interrupt it (the interceptor clears that) or wait for it (which ends
+			// when the interceptor finishes it).
 			this.slots.setRelease(token, null);
 		}
 		else {

@@ -1,0 +1,77 @@
+package io.github.leaderelection.aop;
+
+import java.util.function.Supplier;
+
+import io.github.leaderelection.Leadership;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+
+/**
+ * The gate of a leader-only method that returns a deferred reactive type ({@code Mono},
+ * {@code Flux}, or any type with a {@link ReactiveAdapterRegistry} adapter whose work
+ * starts at subscription): the call returns at once a publisher of that type, and each
+ * subscription to it asks the gate again, then calls the method and subscribes to what it
+ * returns. Spring's {@code @Scheduled} obtains a reactive method's publisher once, at
+ * startup, and subscribes to it at every trigger; gated this way, each trigger runs on
+ * whichever instance leads then.
+ *
+ * <p>
+ * The work's subscriber sees the {@link Leadership} in its Reactor context (key
+ * {@code Leadership.class}). Used only when Reactor is on the class path, as Spring's
+ * reactive scheduling requires.
+ */
+final class ReactiveGate {
+
+	private final ReactiveAdapter adapter;
+
+	private ReactiveGate(ReactiveAdapter adapter) {
+		this.adapter = adapter;
+	}
+
+	/**
+	 * The gate for methods returning the given type, or null if calls to them are to be
+	 * gated when they are made (not a deferred reactive type). Call only with Reactor on
+	 * the class path: this class links to it.
+	 */
+	static @Nullable ReactiveGate forReturnType(Class<?> returnType) {
+		if (returnType == void.class || returnType == Object.class) {
+			return null;
+		}
+		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType);
+		return (adapter != null && adapter.getDescriptor().isDeferred()) ? new ReactiveGate(adapter) : null;
+	}
+
+	/**
+	 * A publisher of the method's return type whose every subscription first asks
+	 * {@code start}: null skips it (the subscriber completes at once, empty); a
+	 * subscription runs the method's work, until it ends or is revoked.
+	 */
+	Object defer(Supplier<@Nullable ReactiveRun> start) {
+		Flux<Object> eachSubscription = Flux.defer(() -> {
+			ReactiveRun run = start.get();
+			if (run == null) {
+				return Flux.empty();
+			}
+			Publisher<?> work;
+			try {
+				Object returned = run.callMethod();
+				work = (returned != null) ? this.adapter.toPublisher(returned) : Mono.empty();
+			}
+			catch (Throwable ex) {
+				run.end();
+				return Flux.error(ex);
+			}
+			return Flux.<Object>from(work)
+				.takeUntilOther(Mono.fromFuture(run.revoked(), true))
+				.contextWrite((context) -> context.put(Leadership.class, run.leadership()))
+				.doFinally((signal) -> run.end());
+		});
+		return this.adapter.fromPublisher(eachSubscription);
+	}
+
+}

@@ -46,7 +46,9 @@ import java.lang.annotation.Target;
  * then. Its work is tracked until it ends, as a blocking call is until it returns:
  * shutdown waits for it, and {@link #interruptOnRevoke()} cancels it (its subscriber then
  * completes). The work finds its {@link Leadership} in its Reactor context, under
- * {@code Leadership.class}.
+ * {@code Leadership.class}. A method that returns a {@code CompletionStage} is checked
+ * when it is called, and its result is tracked the same way until it completes
+ * ({@link #interruptOnRevoke()} cancels it if it is a {@code Future}).
  *
  * <p>
  * IMPORTANT: the check happens when the call starts. A call that outlives its leadership

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -154,13 +155,32 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			if (this.revocations.get() != revocationsBefore && !leadership.isValid()) {
 				return skip(method, election);
 			}
+			Object result;
 			try (LeadershipContext.Scope scope = LeadershipContext.open(leadership)) {
-				return invocation.proceed();
+				result = invocation.proceed();
 			}
+			if (result instanceof CompletionStage<?> stage) {
+				// Tracked before the call stops being: a shutdown that finds neither
+				// has nothing to wait for.
+				trackUntilCompleted(stage, leadership, gate.interruptOnRevoke, method, revocationsBefore);
+			}
+			return result;
 		}
 		finally {
 			this.running.remove(token, call);
 			call.finish();
+		}
+	}
+
+	private void trackUntilCompleted(CompletionStage<?> stage, Leadership leadership, boolean interruptOnRevoke,
+			Method method, long revocationsBefore) {
+		PendingResult pending = new PendingResult(leadership, interruptOnRevoke, stage,
+				method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()");
+		int token = this.running.add(pending);
+		pending.whenCompleted(() -> this.running.remove(token, pending));
+		// A revocation that read running before the add did not see it: as in invoke().
+		if (interruptOnRevoke && this.revocations.get() != revocationsBefore && !leadership.isValid()) {
+			pending.interrupt();
 		}
 	}
 
@@ -268,19 +288,28 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			this.shutdownDeadline = System.nanoTime() + this.shutdownTimeout.get().toNanos();
 			this.shuttingDown = true;
 		}
-		List<LeaderOnlyRun> calls = new ArrayList<>();
-		this.running.forEach((call) -> {
-			if (call.leadership().group().equals(group)) {
-				calls.add(call);
-			}
-		});
-		for (LeaderOnlyRun call : calls) {
-			if (!call.await(this.shutdownDeadline)) {
-				logger.warn("A leader-only method of group '{}' was still running {} when the shutdown timeout "
-						+ "passed; stopping without waiting for it", group, call.where());
-				return;
+		// Again until none is left: a call that returns a stage hands its work on to a
+		// run that the first look may not have seen. No new call starts: the group's
+		// leadership is over.
+		for (List<LeaderOnlyRun> calls = runsOf(group); !calls.isEmpty(); calls = runsOf(group)) {
+			for (LeaderOnlyRun call : calls) {
+				if (!call.await(this.shutdownDeadline)) {
+					logger.warn("A leader-only method of group '{}' was still running {} when the shutdown "
+							+ "timeout passed; stopping without waiting for it", group, call.where());
+					return;
+				}
 			}
 		}
+	}
+
+	private List<LeaderOnlyRun> runsOf(String group) {
+		List<LeaderOnlyRun> runs = new ArrayList<>();
+		this.running.forEach((run) -> {
+			if (run.leadership().group().equals(group)) {
+				runs.add(run);
+			}
+		});
+		return runs;
 	}
 
 	@Override

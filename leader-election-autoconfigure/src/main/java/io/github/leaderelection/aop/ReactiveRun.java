@@ -3,6 +3,7 @@ package io.github.leaderelection.aop;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.leaderelection.Leadership;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +23,8 @@ final class ReactiveRun implements LeaderOnlyRun {
 	private final Work work;
 
 	private final CompletableFuture<Void> revoked = new CompletableFuture<>();
+
+	private final AtomicBoolean ending = new AtomicBoolean();
 
 	private final CountDownLatch ended = new CountDownLatch(1);
 
@@ -58,11 +61,16 @@ final class ReactiveRun implements LeaderOnlyRun {
 		this.onEnd = action;
 	}
 
-	/** Called once, when the work has completed, failed or been cancelled. */
+	/**
+	 * Called when the work has completed, failed or been cancelled; the first call
+	 * counts.
+	 */
 	void end() {
-		if (this.ended.getCount() > 0) {
-			this.ended.countDown();
+		if (this.ending.compareAndSet(false, true)) {
+			// Forgotten before it counts as ended: whoever waited for it then finds it
+			// gone.
 			this.onEnd.run();
+			this.ended.countDown();
 		}
 	}
 

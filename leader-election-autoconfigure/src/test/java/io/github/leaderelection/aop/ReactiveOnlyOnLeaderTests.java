@@ -36,9 +36,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Leader-only methods that return a {@code Mono}, {@code Flux} or other deferred reactive
- * type: gated at each subscription, when their work runs, not when the publisher is
- * obtained; tracked until their work ends.
+ * Leader-only methods whose work goes on after they return: those that return a
+ * {@code Mono}, {@code Flux} or other deferred reactive type, gated at each subscription,
+ * when their work runs, not when the publisher is obtained; and those that return a
+ * {@code CompletableFuture}. Both are tracked until their work ends.
  */
 class ReactiveOnlyOnLeaderTests {
 
@@ -144,6 +145,32 @@ class ReactiveOnlyOnLeaderTests {
 	}
 
 	@Test
+	void shutdownWaitsForTheFutureAMethodReturnedBeforeReleasingTheLease() throws Exception {
+		LeaderElection election = startLeading();
+		CompletableFuture<String> work = this.jobs.inTheBackground();
+		assertThat(this.target.started.await(20, TimeUnit.SECONDS)).isTrue();
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(this.engine::close);
+		await().atMost(WAIT).until(() -> !election.isLeader());
+		Thread.sleep(200);
+		assertThat(closing).isNotDone();
+		assertThat(holder()).contains("node-1");
+		this.target.mayEnd.countDown();
+		assertThat(work.get(20, TimeUnit.SECONDS)).isEqualTo("done");
+		closing.get(20, TimeUnit.SECONDS);
+		assertThat(holder()).isEmpty();
+	}
+
+	@Test
+	void aRevocationCancelsTheFutureOfAMethodThatAsksForInterruption() throws Exception {
+		LeaderElection election = startLeading();
+		CompletableFuture<String> work = this.jobs.inTheBackgroundInterruptible();
+		assertThat(this.target.started.await(20, TimeUnit.SECONDS)).isTrue();
+		election.yieldLeadership();
+		await().atMost(WAIT).until(work::isDone);
+		assertThat(work).isCancelled();
+	}
+
+	@Test
 	void theWorkSeesItsLeadershipInItsContext() {
 		startLeading();
 		Leadership leadership = this.jobs.leadershipInContext().block(WAIT);
@@ -212,6 +239,27 @@ class ReactiveOnlyOnLeaderTests {
 				this.mayEnd.await();
 				return "done";
 			}).subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic());
+		}
+
+		@OnlyOnLeader
+		public CompletableFuture<String> inTheBackground() {
+			return CompletableFuture.supplyAsync(this::startAndAwaitEnd);
+		}
+
+		@OnlyOnLeader(interruptOnRevoke = true)
+		public CompletableFuture<String> inTheBackgroundInterruptible() {
+			return CompletableFuture.supplyAsync(this::startAndAwaitEnd);
+		}
+
+		private String startAndAwaitEnd() {
+			this.started.countDown();
+			try {
+				this.mayEnd.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			return "done";
 		}
 
 		@OnlyOnLeader

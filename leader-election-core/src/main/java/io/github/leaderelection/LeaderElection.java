@@ -73,4 +73,12 @@ public interface LeaderElection {
 	 */
 	void forceReelection();
 
+	/**
+	 * The records of the group's leader-only runs, if the store keeps them.
+	 * @return the run records, or empty when the store cannot keep them
+	 */
+	default Optional<RunRecords> runRecords() {
+		return Optional.empty();
+	}
+
 }

@@ -2,14 +2,13 @@ package io.github.leaderelection.engine;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 
 import io.github.leaderelection.LeaderElection;
-import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.LeaderInfo;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
+import io.github.leaderelection.RunRecords;
 import io.github.leaderelection.engine.GroupMachine.Effect;
 import io.github.leaderelection.engine.GroupMachine.Event;
 import io.github.leaderelection.engine.GroupMachine.Step;
@@ -22,6 +21,7 @@ import io.github.leaderelection.engine.GroupState.Stopped;
 import io.github.leaderelection.spi.AdminLeaseStore;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.RunRecordStore;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +74,10 @@ final class GroupElector implements LeaderElection {
 
 	private final LeaderSightings sightings;
 
+	private final CallerCalls callerCalls;
+
+	private final @Nullable RunRecords runRecords;
+
 	private long startedNanos = -1;
 
 	private @Nullable Future<?> deadlineCheck;
@@ -100,6 +104,9 @@ final class GroupElector implements LeaderElection {
 		this.calls = new GroupCalls(this, runtime, this.stayOut, this.sightings, this.health, this.membership,
 				balancing);
 		this.steps = new GroupSteps(this, runtime, rounds, this.calls);
+		this.callerCalls = new CallerCalls(group, this.store);
+		this.runRecords = (this.store instanceof RunRecordStore runs) ? new GroupRunRecords(group, this.candidateId,
+				runs, this::leaseWhileLeading, this.callTimeout, this.callerCalls) : null;
 	}
 
 	@Override
@@ -123,6 +130,12 @@ final class GroupElector implements LeaderElection {
 				? Optional.of(leading.belief().leadership()) : Optional.empty();
 	}
 
+	/** The lease this instance leads under at this instant, for a fenced write. */
+	private Optional<Lease> leaseWhileLeading() {
+		return (this.state instanceof Leading leading && leading.belief().isHeldAt(now()))
+				? Optional.of(leading.lease()) : Optional.empty();
+	}
+
 	private boolean isLeadingInTerm(long term) {
 		return this.state instanceof Leading leading && leading.belief().leadership().term() == term
 				&& leading.belief().isHeldAt(now());
@@ -135,9 +148,15 @@ final class GroupElector implements LeaderElection {
 
 	@Override
 	public Optional<LeaderInfo> readLeader() {
-		Optional<Lease> lease = callStore("read the leader", () -> this.store.read(this.group, this.callTimeout));
+		Optional<Lease> lease = this.callerCalls.call("read the leader",
+				() -> this.store.read(this.group, this.callTimeout));
 		observe(lease.orElse(null));
 		return lease.filter(Lease::hasLiveHolder).map(this::toLeaderInfo);
+	}
+
+	@Override
+	public Optional<RunRecords> runRecords() {
+		return Optional.ofNullable(this.runRecords);
 	}
 
 	@Override
@@ -166,7 +185,7 @@ final class GroupElector implements LeaderElection {
 	@Override
 	public void forceLeader(String targetCandidateId) {
 		Names.requireValid("candidate id", targetCandidateId);
-		callStore("force candidate '" + targetCandidateId + "' to lead", () -> {
+		this.callerCalls.call("force candidate '" + targetCandidateId + "' to lead", () -> {
 			admin("force a leader").forceLeader(this.group, targetCandidateId, this.callTimeout);
 			return null;
 		});
@@ -180,7 +199,7 @@ final class GroupElector implements LeaderElection {
 
 	@Override
 	public void forceReelection() {
-		callStore("force a re-election", () -> {
+		this.callerCalls.call("force a re-election", () -> {
 			admin("clear the lease").clear(this.group, this.callTimeout);
 			return null;
 		});
@@ -323,7 +342,7 @@ final class GroupElector implements LeaderElection {
 		Belief before = (from instanceof Leading leading) ? leading.belief() : null;
 		Belief after = (step.state() instanceof Leading leading) ? leading.belief() : null;
 		if (after == null) {
-			cancel(this.deadlineCheck);
+			GroupSteps.cancel(this.deadlineCheck);
 		}
 		else if (after != before) {
 			scheduleDeadlineCheck(after);
@@ -336,7 +355,7 @@ final class GroupElector implements LeaderElection {
 	}
 
 	private void scheduleDeadlineCheck(Belief belief) {
-		cancel(this.deadlineCheck);
+		GroupSteps.cancel(this.deadlineCheck);
 		long delay = belief.deadline() - now();
 		this.deadlineCheck = this.runtime.schedule(() -> checkDeadline(belief), Math.max(0, delay));
 	}
@@ -414,24 +433,8 @@ final class GroupElector implements LeaderElection {
 		throw new UnsupportedOperationException("The " + this.store.backend() + " store cannot " + what);
 	}
 
-	private <T> T callStore(String operation, Callable<T> call) {
-		try {
-			return call.call();
-		}
-		catch (Exception ex) {
-			throw new LeaderElectionException("Could not " + operation + " in group '" + this.group + "' ("
-					+ this.store.backend() + " store): " + ex.getMessage(), ex);
-		}
-	}
-
 	private long now() {
 		return this.runtime.nanoTime();
-	}
-
-	static void cancel(@Nullable Future<?> future) {
-		if (future != null) {
-			future.cancel(false);
-		}
 	}
 
 	@Override

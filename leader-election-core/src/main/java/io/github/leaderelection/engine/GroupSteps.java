@@ -74,7 +74,7 @@ final class GroupSteps {
 
 	/** Cancels the next attempt of the group's own. Guarded by the elector's lock. */
 	void stopped() {
-		GroupElector.cancel(this.nextAttempt);
+		cancel(this.nextAttempt);
 	}
 
 	/**
@@ -139,7 +139,7 @@ final class GroupSteps {
 			if (current instanceof Stopped) {
 				return;
 			}
-			GroupElector.cancel(this.nextAttempt);
+			cancel(this.nextAttempt);
 			this.nextAttempt = null;
 			long delay = next.delayNanos();
 			boolean round = next.round();
@@ -360,6 +360,13 @@ final class GroupSteps {
 		 */
 		void lookSoon(GroupElector elector);
 
+	}
+
+	/** Cancels a scheduled task, if any, without interrupting it. */
+	static void cancel(@Nullable Future<?> future) {
+		if (future != null) {
+			future.cancel(false);
+		}
 	}
 
 }

@@ -15,12 +15,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 
+import io.github.leaderelection.RunRecord;
 import io.github.leaderelection.spi.AdminLeaseStore;
 import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.Batches;
 import io.github.leaderelection.spi.CandidateListStore;
 import io.github.leaderelection.spi.ChangeFeedStore;
 import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.RunRecordStore;
 
 import org.jspecify.annotations.Nullable;
 
@@ -29,9 +31,16 @@ import org.jspecify.annotations.Nullable;
  * where every candidate shares one instance. It pushes every change to its watchers, like
  * the stores that can.
  */
-public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
+public class InMemoryLeaseStore
+		implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore, RunRecordStore {
 
 	private final Map<String, Row> rows = new ConcurrentHashMap<>();
+
+	/**
+	 * The last run of each job, by group and job; written while its group's row is
+	 * locked.
+	 */
+	private final Map<List<String>, RunRecord> runs = new ConcurrentHashMap<>();
 
 	private final AtomicLong versions = new AtomicLong();
 
@@ -114,6 +123,36 @@ public class InMemoryLeaseStore implements BatchLeaseStore, CandidateListStore, 
 			}
 		}
 		return leases;
+	}
+
+	@Override
+	public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
+		return Optional.ofNullable(this.runs.get(List.of(group, job)));
+	}
+
+	@Override
+	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
+		long now = this.nanoClock.getAsLong();
+		boolean[] claimed = new boolean[1];
+		this.rows.computeIfPresent(lease.group(), (group, row) -> {
+			if (row.isHeld(lease) && row.leaseEnd - now > 0 && run.holder().equals(lease.holder())
+					&& run.term() == lease.term() && run.group().equals(group)) {
+				claimed[0] = this.runs.compute(List.of(group, run.job()), (key, last) -> {
+					boolean later = last == null || (run.tick() > last.tick()
+							&& run.tick() - last.tick() >= minInterval.toMillis() && run.term() >= last.term());
+					return later ? run : last;
+				}) == run;
+			}
+			return row;
+		});
+		return claimed[0];
+	}
+
+	@Override
+	public boolean finishRun(RunRecord ended, Duration timeout) {
+		RunRecord written = this.runs.computeIfPresent(List.of(ended.group(), ended.job()),
+				(key, last) -> last.isSameRunAs(ended) ? ended : last);
+		return written == ended;
 	}
 
 	private Optional<Lease> renew(Lease lease, Duration leaseDuration, long now) {

@@ -10,7 +10,8 @@ import java.util.Optional;
  * capability interfaces, which the engine discovers: {@link BatchLeaseStore} (many groups
  * in one request), {@link CandidateListStore} (the live candidates that balancing spreads
  * the groups over), {@link ChangeFeedStore} (telling the engine of a change at once, and
- * queueing candidates) and {@link AdminLeaseStore} (forcing a leader, clearing a lease).
+ * queueing candidates), {@link AdminLeaseStore} (forcing a leader, clearing a lease) and
+ * {@link RunRecordStore} (the runs of leader-only jobs, claimed under the lease).
  *
  * <p>
  * A store is thread-safe. The election's timing is the engine's: when to renew, retry,

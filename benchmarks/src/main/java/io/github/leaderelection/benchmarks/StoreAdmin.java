@@ -101,8 +101,8 @@ final class StoreAdmin {
 			System.err.println("Could not drop the ShedLock table on the shared MariaDB: " + ex);
 		}
 		try (Connection connection = connect(Store.MARIADB); Statement statement = connection.createStatement()) {
-			for (String table : List.of(Store.OURS_TABLE, Store.OURS_CANDIDATES_TABLE, SI_LOCK_TABLE, Store.SEED_TABLE,
-					Store.SHEDLOCK_TABLE)) {
+			for (String table : List.of(Store.OURS_TABLE, Store.OURS_CANDIDATES_TABLE, Store.OURS_TABLE + "_runs",
+					SI_LOCK_TABLE, Store.SEED_TABLE, Store.SHEDLOCK_TABLE)) {
 				statement.execute("DROP TABLE IF EXISTS " + table);
 			}
 		}

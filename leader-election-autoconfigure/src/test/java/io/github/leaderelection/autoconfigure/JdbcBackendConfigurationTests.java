@@ -507,7 +507,7 @@ class JdbcBackendConfigurationTests {
 			assertThat(postgresListeners(table)).isZero();
 		}
 		finally {
-			executeOnPostgres("DROP TABLE IF EXISTS " + table + ", " + table + "_candidates");
+			executeOnPostgres("DROP TABLE IF EXISTS " + table + ", " + table + "_candidates, " + table + "_runs");
 		}
 	}
 
@@ -525,7 +525,7 @@ class JdbcBackendConfigurationTests {
 				});
 		}
 		finally {
-			executeOnPostgres("DROP TABLE IF EXISTS " + table + ", " + table + "_candidates");
+			executeOnPostgres("DROP TABLE IF EXISTS " + table + ", " + table + "_candidates, " + table + "_runs");
 		}
 	}
 

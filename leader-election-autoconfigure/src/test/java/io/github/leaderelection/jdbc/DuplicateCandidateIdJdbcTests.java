@@ -36,6 +36,7 @@ class DuplicateCandidateIdJdbcTests {
 					Statement statement = connection.createStatement()) {
 				statement.execute("DROP TABLE IF EXISTS " + this.table);
 				statement.execute("DROP TABLE IF EXISTS " + this.table + "_candidates");
+				statement.execute("DROP TABLE IF EXISTS " + this.table + "_runs");
 			}
 		}
 	}

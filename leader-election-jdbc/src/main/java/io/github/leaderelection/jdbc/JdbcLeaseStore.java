@@ -17,12 +17,14 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 import io.github.leaderelection.LeaderElectionException;
-import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.RunRecord;
 import io.github.leaderelection.spi.AdminLeaseStore;
 import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.CandidateListStore;
 import io.github.leaderelection.spi.ChangeFeedStore;
+import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.RunRecordStore;
 import io.github.leaderelection.spi.SeenTerms;
 import io.github.leaderelection.spi.StoreCall;
 
@@ -52,7 +54,8 @@ import static io.github.leaderelection.jdbc.SqlRunner.update;
  * and MariaDB 10.6+ ({@code JSON_TABLE}), and up to 500 per statement on H2 and older
  * servers, locking rows in the order of the groups' names.
  */
-public class JdbcLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
+public class JdbcLeaseStore
+		implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore, RunRecordStore {
 
 	private static final String DEFAULT_TABLE_NAME = "leader_election";
 
@@ -75,6 +78,10 @@ public class JdbcLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	private volatile @Nullable LeaseSql sql;
 
 	private volatile @Nullable BatchSql batchSql;
+
+	private volatile @Nullable RunRecordSql runSql;
+
+	private volatile boolean runTableVerified;
 
 	private volatile @Nullable TableSetup pendingTableSetup;
 
@@ -381,6 +388,44 @@ public class JdbcLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		executeIn(this.tables.candidates(), "remove candidate '" + candidateId + "'", timeout, (connection, sql) -> {
 			LiveCandidates.remove(connection, sql.candidates(), candidateId, timeout);
 			return null;
+		});
+	}
+
+	@Override
+	public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
+		return executeOnRuns("read the last run of job '" + job + "' of", group, timeout,
+				(connection, sql) -> JdbcRunRecords.lastRun(connection, sql, group, job, timeout));
+	}
+
+	@Override
+	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
+		return executeOnRuns("claim tick " + run.tick() + " of job '" + run.job() + "' of", lease.group(), timeout,
+				(connection, sql) -> JdbcRunRecords.claimRun(connection, sql, lease, run, minInterval, timeout));
+	}
+
+	@Override
+	public boolean finishRun(RunRecord ended, Duration timeout) {
+		return executeOnRuns("record the end of tick " + ended.tick() + " of job '" + ended.job() + "' of",
+				ended.group(), timeout, (connection, sql) -> JdbcRunRecords.finishRun(connection, sql, ended, timeout));
+	}
+
+	/**
+	 * Runs work on the table of run records, checked once to exist, so that a missing one
+	 * is reported with the statement that creates it.
+	 */
+	private <T> T executeOnRuns(String operation, String group, Duration timeout, RunWork<T> work) {
+		Objects.requireNonNull(group, "group");
+		return executeIn(this.tables.runs(), operation + " group '" + group + "'", timeout, (connection, sql) -> {
+			RunRecordSql runSql = this.runSql;
+			if (runSql == null) {
+				runSql = RunRecordSql.of(sql.dialect(), this.tableName);
+				this.runSql = runSql;
+			}
+			if (!this.runTableVerified) {
+				this.tables.verifyRuns(connection, runSql);
+				this.runTableVerified = true;
+			}
+			return work.run(connection, runSql);
 		});
 	}
 
@@ -696,6 +741,13 @@ public class JdbcLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	private interface SqlWork<T> {
 
 		T run(Connection connection, LeaseSql sql) throws SQLException;
+
+	}
+
+	@FunctionalInterface
+	private interface RunWork<T> {
+
+		T run(Connection connection, RunRecordSql sql) throws SQLException;
 
 	}
 

@@ -6,16 +6,18 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * The two tables of a {@link JdbcLeaseStore}: the lease table under the configured name,
- * and the table of live candidates that balancing reads, named after it
- * ({@link TableName#candidates}); the statements that create them, and the checks that
- * they exist.
+ * The tables of a {@link JdbcLeaseStore}: the lease table under the configured name, and,
+ * named after it, the table of live candidates that balancing reads
+ * ({@link TableName#candidates}) and the table of run records ({@link TableName#runs});
+ * the statements that create them, and the checks that they exist.
  */
 final class StoreTables {
 
 	private final String leases;
 
 	private final String candidates;
+
+	private final String runs;
 
 	/**
 	 * @param leases the lease table's name
@@ -24,6 +26,7 @@ final class StoreTables {
 	StoreTables(String leases) {
 		this.leases = TableName.requireValid(leases);
 		this.candidates = TableName.candidates(this.leases);
+		this.runs = TableName.runs(this.leases);
 	}
 
 	String leases() {
@@ -34,16 +37,21 @@ final class StoreTables {
 		return this.candidates;
 	}
 
-	/**
-	 * Returns the statements that create both tables, separated by a semicolon and a line
-	 * break, without a final semicolon.
-	 */
-	String ddl() {
-		return LeaseSql.ddl(this.leases) + ";\n" + LeaseSql.candidatesDdl(this.candidates);
+	String runs() {
+		return this.runs;
 	}
 
 	/**
-	 * Creates both tables unless they exist.
+	 * Returns the statements that create the tables, separated by a semicolon and a line
+	 * break, without a final semicolon.
+	 */
+	String ddl() {
+		return LeaseSql.ddl(this.leases) + ";\n" + RunRecordSql.ddl(this.runs) + ";\n"
+				+ LeaseSql.candidatesDdl(this.candidates);
+	}
+
+	/**
+	 * Creates the tables unless they exist.
 	 * @throws IllegalArgumentException if the database refuses the table name
 	 */
 	void createIfMissing(Connection connection, LeaseSql sql) throws SQLException {
@@ -55,6 +63,29 @@ final class StoreTables {
 			LiveCandidates.verify(connection, sql.candidates());
 			return null;
 		});
+		RunRecordSql runSql = RunRecordSql.of(sql.dialect(), this.leases);
+		createIfMissing(connection, runSql.ddl(), () -> {
+			verifyRuns(connection, runSql);
+			return null;
+		});
+	}
+
+	/**
+	 * Checks that the table of run records exists with the expected columns.
+	 * @throws IllegalStateException with the statement that creates it if it does not
+	 */
+	void verifyRuns(Connection connection, RunRecordSql sql) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery(sql.verify())) {
+			rows.next();
+		}
+		catch (SQLException ex) {
+			if (isMissingTableOrColumn(ex)) {
+				throw new IllegalStateException("The table of run records " + this.runs + " is missing or lacks "
+						+ "columns (" + ex.getMessage() + "); create it with:\n" + sql.ddl() + ";", ex);
+			}
+			throw ex;
+		}
 	}
 
 	/**

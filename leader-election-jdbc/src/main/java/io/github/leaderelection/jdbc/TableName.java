@@ -33,6 +33,8 @@ final class TableName {
 
 	private static final String CANDIDATES_SUFFIX = "_candidates";
 
+	private static final String RUNS_SUFFIX = "_runs";
+
 	/**
 	 * Words that every supported database (MySQL, MariaDB, PostgreSQL, H2) reserves, so
 	 * that a table or schema of that name fails in each of them with a syntax error, and
@@ -97,23 +99,38 @@ final class TableName {
 	/**
 	 * Returns the name of the table of live candidates that goes with a valid lease table
 	 * name: in the same schema, with {@code _candidates} appended, such as
-	 * {@code app.elections_candidates}. A name too long for a table keeps the suffix, and
-	 * its cut is followed by a hash of the whole table name in lower case instead (as
-	 * PostgreSQL folds unquoted identifiers, every spelling of one table must find the
-	 * same candidates). The result is itself a valid table name.
+	 * {@code app.elections_candidates}. See {@link #derived} for a name too long.
 	 */
 	static String candidates(String validName) {
+		return derived(validName, CANDIDATES_SUFFIX);
+	}
+
+	/**
+	 * Returns the name of the table of run records that goes with a valid lease table
+	 * name: in the same schema, with {@code _runs} appended, such as
+	 * {@code app.elections_runs}. See {@link #derived} for a name too long.
+	 */
+	static String runs(String validName) {
+		return derived(validName, RUNS_SUFFIX);
+	}
+
+	/**
+	 * The lease table's name with a suffix, in the same schema. A name too long for a
+	 * table keeps the suffix, and its cut is followed by a hash of the whole table name
+	 * in lower case instead (as PostgreSQL folds unquoted identifiers, every spelling of
+	 * one table must find the same table). The result is itself a valid table name.
+	 */
+	private static String derived(String validName, String suffix) {
 		int dot = validName.indexOf('.');
 		String schema = validName.substring(0, dot + 1);
 		String table = validName.substring(dot + 1);
-		String candidates = table + CANDIDATES_SUFFIX;
-		if (candidates.length() > MAX_TABLE_LENGTH) {
+		String derived = table + suffix;
+		if (derived.length() > MAX_TABLE_LENGTH) {
 			// String.hashCode is specified, so every node derives the same name.
 			String hash = HexFormat.of().toHexDigits(table.toLowerCase(Locale.ROOT).hashCode());
-			candidates = table.substring(0, MAX_TABLE_LENGTH - CANDIDATES_SUFFIX.length() - hash.length() - 1) + "_"
-					+ hash + CANDIDATES_SUFFIX;
+			derived = table.substring(0, MAX_TABLE_LENGTH - suffix.length() - hash.length() - 1) + "_" + hash + suffix;
 		}
-		return requireValid(schema + candidates);
+		return requireValid(schema + derived);
 	}
 
 }

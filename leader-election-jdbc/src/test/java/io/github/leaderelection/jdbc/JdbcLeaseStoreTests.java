@@ -55,15 +55,18 @@ class JdbcLeaseStoreTests {
 	}
 
 	@Test
-	void ddlIsTheSameForEveryDatabaseAndCreatesTheLeaseAndTheCandidatesTable() {
+	void ddlIsTheSameForEveryDatabaseAndCreatesTheLeaseTheRunsAndTheCandidatesTable() {
 		DataSource unused = new SingleConnectionDataSource();
 		assertThat(new JdbcLeaseStore(unused).ddl()).startsWith("CREATE TABLE IF NOT EXISTS leader_election (")
 			.contains(");\nCREATE TABLE IF NOT EXISTS leader_election_candidates (");
 		String ddl = new JdbcLeaseStore(unused, "app.elections").ddl();
-		assertThat(ddl.split(";\n")).hasSize(2)
+		assertThat(ddl.split(";\n")).hasSize(3)
 			.satisfiesExactly(
 					(leases) -> assertThat(leases).startsWith("CREATE TABLE IF NOT EXISTS app.elections (")
 						.contains("group_name", "holder_id", "term", "active_from_ms", "lease_until_ms"),
+					(runs) -> assertThat(runs).startsWith("CREATE TABLE IF NOT EXISTS app.elections_runs (")
+						.contains("group_name", "job_name", "tick_ms", "holder_id", "term", "started_ms", "ended_ms",
+								"outcome"),
 					(candidates) -> assertThat(candidates)
 						.startsWith("CREATE TABLE IF NOT EXISTS app.elections_candidates (")
 						.contains("candidate_id", "weight", "alive_until_ms"));

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -14,6 +15,8 @@ import java.util.function.Function;
 
 import javax.sql.DataSource;
 
+import io.github.leaderelection.RunOutcome;
+import io.github.leaderelection.RunRecord;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.testing.TestDatabases;
 import org.junit.jupiter.api.Test;
@@ -77,6 +80,7 @@ class LeastRightsJdbcLeaseStoreTests {
 			executeQuietly(admin, dropUser);
 			executeQuietly(admin, "DROP TABLE " + table);
 			executeQuietly(admin, "DROP TABLE " + table + "_candidates");
+			executeQuietly(admin, "DROP TABLE " + table + "_runs");
 		}
 	}
 
@@ -94,6 +98,12 @@ class LeastRightsJdbcLeaseStoreTests {
 		})) {
 			store.release(lease, TIMEOUT);
 		}
+		Lease billing = store.read("billing", TIMEOUT).orElseThrow();
+		RunRecord run = new RunRecord("billing", "report", 1_000, "a", billing.term(), Instant.ofEpochMilli(1_000),
+				null, RunOutcome.RUNNING);
+		assertThat(store.claimRun(billing, run, Duration.ZERO, TIMEOUT)).isTrue();
+		assertThat(store.finishRun(run.endedAs(RunOutcome.SUCCEEDED, Instant.ofEpochMilli(2_000)), TIMEOUT)).isTrue();
+		assertThat(store.lastRun("billing", "report", TIMEOUT)).isPresent();
 		store.forceLeader("billing", "b", TIMEOUT);
 		store.clear("shipping", TIMEOUT);
 		assertThat(store.keepCandidateAlive("a", 1, LEASE, TIMEOUT)).containsKey("a");

@@ -30,10 +30,11 @@ record ScratchTable(DataSource dataSource, String name) {
 		drop(this.dataSource, this.name);
 	}
 
-	/** Drops a store's lease table and its candidates table, if they exist. */
+	/** Drops a store's lease table and the tables named after it, if they exist. */
 	static void drop(DataSource dataSource, String name) {
 		execute(dataSource, "DROP TABLE IF EXISTS " + name);
 		execute(dataSource, "DROP TABLE IF EXISTS " + TableName.candidates(name));
+		execute(dataSource, "DROP TABLE IF EXISTS " + TableName.runs(name));
 	}
 
 	static void execute(DataSource dataSource, String sql) {

@@ -1,0 +1,89 @@
+package io.github.leaderelection.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+import io.github.leaderelection.RunOutcome;
+import io.github.leaderelection.RunRecord;
+import io.github.leaderelection.spi.Lease;
+
+import static io.github.leaderelection.jdbc.SqlRunner.prepare;
+import static io.github.leaderelection.jdbc.SqlRunner.transaction;
+import static io.github.leaderelection.jdbc.SqlRunner.update;
+
+/**
+ * The run records of a {@link JdbcLeaseStore}, one row per group and job in the table
+ * next to the lease table: the statements of each call, on a connection the store
+ * borrowed.
+ */
+final class JdbcRunRecords {
+
+	private JdbcRunRecords() {
+	}
+
+	static Optional<RunRecord> lastRun(Connection connection, RunRecordSql sql, String group, String job,
+			Duration timeout) throws SQLException {
+		try (PreparedStatement statement = prepare(connection, sql.read(), timeout, group, job);
+				ResultSet row = statement.executeQuery()) {
+			if (!row.next()) {
+				return Optional.empty();
+			}
+			long ended = row.getLong(5);
+			Instant endedAt = row.wasNull() ? null : Instant.ofEpochMilli(ended);
+			return Optional.of(new RunRecord(group, job, row.getLong(1), row.getString(2), row.getLong(3),
+					Instant.ofEpochMilli(row.getLong(4)), endedAt, RunOutcome.valueOf(row.getString(6))));
+		}
+	}
+
+	static boolean claimRun(Connection connection, RunRecordSql sql, Lease lease, RunRecord run, Duration minInterval,
+			Duration timeout) throws SQLException {
+		if (lease.holder() == null || !lease.holder().equals(run.holder()) || lease.term() != run.term()
+				|| !lease.group().equals(run.group())) {
+			return false;
+		}
+		return transaction(connection, () -> {
+			if (!exists(connection, sql.lockLease(), timeout, lease.group(), lease.holder(), lease.term())) {
+				return false;
+			}
+			try (PreparedStatement statement = prepare(connection, sql.lockRun(), timeout, run.group(), run.job());
+					ResultSet last = statement.executeQuery()) {
+				if (last.next()) {
+					long lastTick = last.getLong(1);
+					long lastTerm = last.getLong(2);
+					if (run.tick() <= lastTick || run.tick() - lastTick < minInterval.toMillis()
+							|| run.term() < lastTerm) {
+						return false;
+					}
+					return update(connection, sql.update(), timeout, run.tick(), run.holder(), run.term(),
+							run.started().toEpochMilli(), run.outcome().name(), run.group(), run.job()) > 0;
+				}
+			}
+			// No row yet: the lease row's lock keeps other claims of the group out until
+			// this one commits.
+			return update(connection, sql.insert(), timeout, run.group(), run.job(), run.tick(), run.holder(),
+					run.term(), run.started().toEpochMilli(), run.outcome().name()) > 0;
+		});
+	}
+
+	static boolean finishRun(Connection connection, RunRecordSql sql, RunRecord ended, Duration timeout)
+			throws SQLException {
+		Instant at = Objects.requireNonNull(ended.ended(), "ended");
+		return update(connection, sql.finish(), timeout, at.toEpochMilli(), ended.outcome().name(), ended.group(),
+				ended.job(), ended.tick(), ended.holder(), ended.term()) > 0;
+	}
+
+	private static boolean exists(Connection connection, String query, Duration timeout, Object... parameters)
+			throws SQLException {
+		try (PreparedStatement statement = prepare(connection, query, timeout, parameters);
+				ResultSet rows = statement.executeQuery()) {
+			return rows.next();
+		}
+	}
+
+}

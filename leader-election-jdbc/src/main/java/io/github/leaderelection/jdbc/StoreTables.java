@@ -90,8 +90,8 @@ final class StoreTables {
 
 	/**
 	 * Checks that the lease table exists with the expected columns.
-	 * @throws IllegalStateException with the statements that create both tables if it
-	 * does not
+	 * @throws IllegalStateException with the statements that create the tables if it does
+	 * not
 	 * @throws IllegalArgumentException if the database refuses the table name
 	 */
 	void verify(Connection connection, LeaseSql sql) throws SQLException {
@@ -105,8 +105,8 @@ final class StoreTables {
 			}
 			if (isMissingTableOrColumn(ex)) {
 				throw new IllegalStateException("The leader election table " + this.leases + " is missing or lacks "
-						+ "columns (" + ex.getMessage() + "); create it, and the candidates table that balancing "
-						+ "uses, with:\n" + ddl() + ";", ex);
+						+ "columns (" + ex.getMessage() + "); create it, and the tables of run records and of "
+						+ "candidates (for balancing), with:\n" + ddl() + ";", ex);
 			}
 			throw ex;
 		}

@@ -254,6 +254,59 @@ enum LeaseScripts {
 			local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 			redis.call('HDEL', KEYS[2], ARGV[1])
 			return {removed}
+			"""),
+
+	/**
+	 * KEYS: a job's run record, a hash of {@code tick}, {@code holder}, {@code term},
+	 * {@code started}, {@code ended} (missing while the run goes on) and {@code outcome}.
+	 * Returns those six fields ({@code ""} for a missing {@code ended}), or nothing for a
+	 * job that never ran.
+	 */
+	READ_RUN("""
+			local r = redis.call('HMGET', KEYS[1], 'tick', 'holder', 'term', 'started', 'ended', 'outcome')
+			if not r[1] then
+			  return {}
+			end
+			return {r[1], r[2], r[3], r[4], r[5] or '', r[6]}
+			"""),
+
+	/**
+	 * KEYS: the lease and the record of the group, and the job's run record; ARGV:
+	 * holder, term, tick, the least milliseconds since the last tick, started, outcome.
+	 * Writes the run only while the live lease and the record have the holder and term,
+	 * and only for a tick later than the last one's by at least that much, from a term no
+	 * older. Returns {@code {1}} if claimed, else {@code {0}}.
+	 */
+	CLAIM_RUN("""
+			local holder, term, tick = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+			local live, rec = lease(KEYS[1]), record(KEYS[2])
+			if not live or not rec or live.holder ~= holder or live.term ~= term or rec.holder ~= holder
+			    or rec.term ~= term then
+			  return {0}
+			end
+			local last = redis.call('HMGET', KEYS[3], 'tick', 'term')
+			if last[1] and (tick <= tonumber(last[1]) or tick - tonumber(last[1]) < tonumber(ARGV[4])
+			    or term < tonumber(last[2])) then
+			  return {0}
+			end
+			redis.call('DEL', KEYS[3])
+			redis.call('HSET', KEYS[3], 'tick', ARGV[3], 'holder', holder, 'term', ARGV[2], 'started', ARGV[5],
+			  'outcome', ARGV[6])
+			return {1}
+			"""),
+
+	/**
+	 * KEYS: the job's run record; ARGV: tick, holder, term, ended, outcome. Writes the
+	 * end only while the record is of that run. Returns {@code {1}} if written, else
+	 * {@code {0}}.
+	 */
+	FINISH_RUN("""
+			local r = redis.call('HMGET', KEYS[1], 'tick', 'holder', 'term')
+			if r[1] ~= ARGV[1] or r[2] ~= ARGV[2] or r[3] ~= ARGV[3] then
+			  return {0}
+			end
+			redis.call('HSET', KEYS[1], 'ended', ARGV[4], 'outcome', ARGV[5])
+			return {1}
 			""");
 
 	/**

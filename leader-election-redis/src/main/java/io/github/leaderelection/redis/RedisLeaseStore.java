@@ -2,6 +2,7 @@ package io.github.leaderelection.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -19,12 +20,15 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import io.github.leaderelection.LeaderElectionException;
-import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.RunOutcome;
+import io.github.leaderelection.RunRecord;
 import io.github.leaderelection.spi.AdminLeaseStore;
 import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.CandidateListStore;
 import io.github.leaderelection.spi.ChangeFeedStore;
+import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.RunRecordStore;
 import io.github.leaderelection.spi.SeenTerms;
 import io.github.leaderelection.spi.StoreNames;
 
@@ -77,7 +81,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * connect timeout instead. A command given up on may still run later: every script judges
  * by the state it finds, so a late one is harmless.
  */
-public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
+public class RedisLeaseStore
+		implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore, RunRecordStore {
 
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "leader-election:";
@@ -395,6 +400,57 @@ public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, Cha
 	}
 
 	@Override
+	public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
+		List<Object> reply = call("read the last run of job '" + job + "' of", group, timeout, false)
+			.run(LeaseScripts.READ_RUN, new LeaseCalls.Script(List.of(runKey(group, job)), List.of()));
+		if (reply.isEmpty()) {
+			return Optional.empty();
+		}
+		String ended = text(reply.get(4));
+		return Optional.of(new RunRecord(group, job, Long.parseLong(text(reply.get(0))), text(reply.get(1)),
+				Long.parseLong(text(reply.get(2))), Instant.ofEpochMilli(Long.parseLong(text(reply.get(3)))),
+				ended.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(ended)),
+				RunOutcome.valueOf(text(reply.get(5)))));
+	}
+
+	/**
+	 * Claims a run as {@link RunRecordStore#claimRun} says, waiting for replicas as a
+	 * renewal does: a claim that too few replicas acknowledged fails, since a failover
+	 * could lose it and let the tick run again.
+	 */
+	@Override
+	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
+		if (lease.holder() == null || !lease.holder().equals(run.holder()) || lease.term() != run.term()
+				|| !lease.group().equals(run.group())) {
+			return false;
+		}
+		LeaseCalls.Call call = call("claim tick " + run.tick() + " of job '" + run.job() + "' of", run.group(), timeout,
+				this.waitsForReplicas);
+		List<String> keys = List.of(key(run.group(), "lease"), key(run.group(), "term"),
+				runKey(run.group(), run.job()));
+		boolean claimed = isOne(call.run(LeaseScripts.CLAIM_RUN,
+				new LeaseCalls.Script(keys,
+						List.of(run.holder(), Long.toString(run.term()), Long.toString(run.tick()),
+								Long.toString(minInterval.toMillis()), Long.toString(run.started().toEpochMilli()),
+								run.outcome().name()))));
+		if (claimed && !call.replicated()) {
+			throw call.notReplicated();
+		}
+		return claimed;
+	}
+
+	@Override
+	public boolean finishRun(RunRecord ended, Duration timeout) {
+		Instant at = Objects.requireNonNull(ended.ended(), "ended");
+		return isOne(call("record the end of tick " + ended.tick() + " of job '" + ended.job() + "' of", ended.group(),
+				timeout, false)
+			.run(LeaseScripts.FINISH_RUN,
+					new LeaseCalls.Script(List.of(runKey(ended.group(), ended.job())),
+							List.of(Long.toString(ended.tick()), ended.holder(), Long.toString(ended.term()),
+									Long.toString(at.toEpochMilli()), ended.outcome().name()))));
+	}
+
+	@Override
 	public void forceLeader(String group, String candidateId, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
 		call("force a leader for", group, timeout, LeaseScripts.FORCE, false, candidateId, seenTerm(group),
@@ -442,6 +498,11 @@ public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, Cha
 	/** Returns a key of the list of live candidates, in the hash slot of the prefix. */
 	String candidatesKey(String suffix) {
 		return this.keyPrefix + "{" + this.keyPrefix + "}:" + suffix;
+	}
+
+	/** The key of a job's run record, in the group's hash slot. */
+	private String runKey(String group, String job) {
+		return key(group, "run:" + job);
 	}
 
 	private String channel(String group) {
@@ -502,6 +563,10 @@ public class RedisLeaseStore implements BatchLeaseStore, CandidateListStore, Cha
 
 	private String seenLeaseLeft(String group) {
 		return Long.toString(this.seenTerms.seenLeaseLeft(group).toMillis());
+	}
+
+	private static String text(Object reply) {
+		return new String((byte[]) reply, StandardCharsets.UTF_8);
 	}
 
 	private static boolean isOne(List<Object> reply) {

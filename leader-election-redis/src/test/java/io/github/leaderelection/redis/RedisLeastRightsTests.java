@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -11,6 +12,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.leaderelection.RunOutcome;
+import io.github.leaderelection.RunRecord;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.testing.TestRedis;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -66,6 +69,13 @@ class RedisLeastRightsTests {
 						store.renewAll(store.readAll(Set.of("billing", "shipping"), TIMEOUT).values(), LEASE, TIMEOUT)
 							.keySet())
 					.hasSize(2);
+				Lease billing = store.read("billing", TIMEOUT).orElseThrow();
+				RunRecord run = new RunRecord("billing", "report", 1_000, "a", billing.term(),
+						Instant.ofEpochMilli(1_000), null, RunOutcome.RUNNING);
+				assertThat(store.claimRun(billing, run, Duration.ZERO, TIMEOUT)).isTrue();
+				assertThat(store.finishRun(run.endedAs(RunOutcome.SUCCEEDED, Instant.ofEpochMilli(2_000)), TIMEOUT))
+					.isTrue();
+				assertThat(store.lastRun("billing", "report", TIMEOUT)).isPresent();
 				store.forceLeader("billing", "b", TIMEOUT);
 				store.clear("shipping", TIMEOUT);
 				assertThat(store.keepCandidateAlive("a", 1, LEASE, TIMEOUT)).containsKey("a");

@@ -30,8 +30,10 @@ class LeaderElectionEndpointTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofSeconds(3), Duration.ofSeconds(2),
-			Duration.ofMillis(500));
+	// A short lease: a forced leader or re-election waits out the lease of the one who
+	// led.
+	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofSeconds(2), Duration.ofMillis(1500),
+			Duration.ofMillis(250));
 
 	private final InMemoryLeaseStore store = new InMemoryLeaseStore();
 

@@ -16,9 +16,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Tests for {@link AsLeader} and {@link AsFollower} in a {@code @SpringBootTest}.
  */
+// A short lease: the first switch from follower back to leader waits out the lease this
+// instance took when the election started.
 @SpringBootTest(classes = LeaderElectionExtensionTests.Application.class,
 		properties = { "leader-election.backend=in-memory", "leader-election.group=orders",
-				"spring.main.banner-mode=off" })
+				"leader-election.lease-duration=3s", "leader-election.renew-deadline=2s",
+				"leader-election.retry-period=500ms", "spring.main.banner-mode=off" })
 @AsFollower
 class LeaderElectionExtensionTests {
 

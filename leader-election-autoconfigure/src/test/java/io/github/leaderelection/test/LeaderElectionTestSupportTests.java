@@ -30,12 +30,14 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  */
 class LeaderElectionTestSupportTests {
 
+	// A short lease: each switch from follower back to leader waits out the lease this
+	// instance held before it was made a follower.
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class,
 				LeaderElectionTestSupportAutoConfiguration.class))
 		.withPropertyValues("leader-election.backend=in-memory", "leader-election.group=orders",
-				"leader-election.lease-duration=3s", "leader-election.renew-deadline=2s",
-				"leader-election.retry-period=500ms")
+				"leader-election.lease-duration=2s", "leader-election.renew-deadline=1500ms",
+				"leader-election.retry-period=250ms")
 		.withBean(EventRecorder.class);
 
 	@Test
@@ -78,7 +80,7 @@ class LeaderElectionTestSupportTests {
 		this.contextRunner.run((context) -> {
 			ApplicationReady.publish(context);
 			context.getBean(LeaderElectionTestSupport.class).becomeFollower();
-			Thread.sleep(4000); // longer than the 3s lease
+			Thread.sleep(3000); // longer than the 2s lease
 			LeaderElection election = context.getBean(LeaderElection.class);
 			assertThat(election.isLeader()).isFalse();
 			assertThat(election.currentLeader().orElseThrow().candidateId())

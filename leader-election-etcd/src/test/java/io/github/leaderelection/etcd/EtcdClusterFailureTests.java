@@ -21,7 +21,10 @@ import io.github.leaderelection.testing.EtcdServer;
 import io.github.leaderelection.testing.OverlapMonitor;
 import io.github.leaderelection.testing.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,7 +33,11 @@ import static org.awaitility.Awaitility.await;
  * Elections through etcd clusters that fail: a member dies under the leader, the Raft
  * leader dies, a member is cut off, a cluster of one loses its data. Every test watches
  * the candidates' {@code isLeader()} (the shared overlap monitor) and every grant's term.
+ * Each test runs a cluster of its own (its own directory and ports), so that the tests
+ * may run at the same time as one another.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@Order(2)
 class EtcdClusterFailureTests {
 
 	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofSeconds(2), Duration.ofMillis(1500),

@@ -25,6 +25,7 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.testing.EtcdServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * own (an etcd shared with other tests would count their requests too), and each check
  * waits until the counters have settled on the expected figures and stay there.
  */
+@Order(1)
 class EtcdLeaseStoreRequestTests {
 
 	private static final Logger logger = LoggerFactory.getLogger(EtcdLeaseStoreRequestTests.class);

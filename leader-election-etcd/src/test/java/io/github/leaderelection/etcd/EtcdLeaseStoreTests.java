@@ -14,6 +14,7 @@ import io.github.leaderelection.test.store.LeaseStoreContractTests;
 import io.github.leaderelection.testing.TestEtcd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,6 +25,7 @@ import static org.awaitility.Awaitility.await;
  * store stands for another node: each has a client of its own, and its own memory of seen
  * terms.
  */
+@Order(4)
 class EtcdLeaseStoreTests extends LeaseStoreContractTests {
 
 	/**

@@ -15,6 +15,7 @@ import io.github.leaderelection.test.store.LostStoreDataContractTests;
 import io.github.leaderelection.testing.TestEtcd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A lost record in etcd: keys deleted, older values put back and terms lowered with plain
  * key-value calls, as an operator or a restore from an older snapshot would.
  */
+@Order(3)
 class EtcdLostStoreDataTests extends LostStoreDataContractTests {
 
 	private static final String NAMESPACE = "lost-tests-" + UUID.randomUUID().toString().substring(0, 8);

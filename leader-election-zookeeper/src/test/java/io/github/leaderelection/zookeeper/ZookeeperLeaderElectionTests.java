@@ -44,6 +44,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,6 +55,7 @@ import static org.awaitility.Awaitility.await;
  * stop, sessions that expire and connections that flap never make two candidates believe
  * at once, and a leader is back afterwards.
  */
+@Order(4)
 class ZookeeperLeaderElectionTests {
 
 	/**

@@ -33,6 +33,7 @@ import org.apache.zookeeper.client.ZKClientConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,6 +46,7 @@ import static org.awaitility.Awaitility.await;
  * store on a client (a session) of its own, as candidates on several machines would be;
  * then what only ZooKeeper has: sessions, the queue and its watches.
  */
+@Order(1)
 class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 
 	/**

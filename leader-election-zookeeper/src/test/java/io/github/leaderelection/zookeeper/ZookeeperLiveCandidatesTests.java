@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * as long as its store's session, listed with one request per call. Every store is on a
  * client (a session) of its own, as on several machines.
  */
+@Order(3)
 class ZookeeperLiveCandidatesTests {
 
 	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(40);

@@ -15,12 +15,14 @@ import org.apache.curator.utils.CloseableUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 
 /**
  * A lost group node in ZooKeeper: nodes deleted, older data set back and terms lowered
  * with plain Curator calls, as an operator or a restore from an older snapshot would;
  * every store on a session of its own.
  */
+@Order(2)
 class ZookeeperLostStoreDataTests extends LostStoreDataContractTests {
 
 	/** At least the kit's lease, which the store requires of the session. */

@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Where a store's groups live: {@code <basePath>/<group, percent-encoded>} for a group,
- * its queue nodes below it; and the live candidates, below
- * {@code <basePath>/}{@value #CANDIDATES}.
+ * its queue nodes below it; the live candidates, below
+ * {@code <basePath>/}{@value #CANDIDATES}; and the run records, below
+ * {@code <basePath>/}{@value #RUNS}{@code /<group>/<job>}, both percent-encoded.
  */
 final class GroupPaths {
 
@@ -20,6 +21,9 @@ final class GroupPaths {
 	 * node of its own.
 	 */
 	static final String CANDIDATES = ".candidates";
+
+	/** The node under which the run records are: like {@link #CANDIDATES}, no group's. */
+	static final String RUNS = ".runs";
 
 	/** Candidate nodes end with ZooKeeper's ten-digit sequence number. */
 	private static final Pattern QUEUE_NODE = Pattern.compile(".*-lease-\\d{10}");
@@ -45,6 +49,11 @@ final class GroupPaths {
 
 	String candidate(String node) {
 		return candidates() + "/" + node;
+	}
+
+	/** The node of a job's run record in a group. */
+	String run(String group, String job) {
+		return this.basePath + "/" + RUNS + "/" + encode(group) + "/" + encode(job);
 	}
 
 	/** Whether a child of a group node is a candidate's queue node. */

@@ -17,13 +17,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 import io.github.leaderelection.LeaderElectionException;
-import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.RunRecord;
 import io.github.leaderelection.spi.AdminLeaseStore;
 import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.Batches;
 import io.github.leaderelection.spi.CandidateListStore;
 import io.github.leaderelection.spi.ChangeFeedStore;
+import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.RunRecordStore;
 import io.github.leaderelection.spi.SeenTerms;
 import io.github.leaderelection.spi.StoreCall;
 import io.github.leaderelection.spi.StoreNames;
@@ -96,7 +98,8 @@ import org.slf4j.LoggerFactory;
  * ephemeral node per candidate, which lives as long as the session of the store that
  * announced it (see {@link LiveCandidates}).
  */
-public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
+public class ZookeeperLeaseStore
+		implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore, RunRecordStore {
 
 	/** The base path used unless another is given. */
 	public static final String DEFAULT_BASE_PATH = "/leader-election";
@@ -126,6 +129,8 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 	private final boolean keepLeadingWhileSuspended;
 
 	private final Renewals renewals;
+
+	private final RunNodes runs;
 
 	private final GroupReads reads;
 
@@ -175,6 +180,7 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 		this.paths = new GroupPaths(this.basePath);
 		this.keepLeadingWhileSuspended = keepLeadingWhileSuspended;
 		this.renewals = new Renewals(this.zookeeper, this.paths);
+		this.runs = new RunNodes(this.zookeeper, this.paths);
 		this.reads = new GroupReads(this.zookeeper, this.paths);
 		this.candidates = new LiveCandidates(this.zookeeper, this.paths);
 		client.getConnectionStateListenable().addListener(this.connectionListener);
@@ -391,6 +397,49 @@ public class ZookeeperLeaseStore implements BatchLeaseStore, CandidateListStore,
 			return false;
 		}
 		return true;
+	}
+
+	@Override
+	public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
+		return execute("read the last run of job '" + job + "' of", group, timeout,
+				(deadline) -> this.runs.read(group, job, deadline));
+	}
+
+	/**
+	 * Claims a run as {@link RunRecordStore#claimRun} says, with the checks of a renewal
+	 * in the same multi-operation (see {@link RunNodes}): only the holder's own store
+	 * claims, on a node of its current session, and not after a suspension unless
+	 * {@code keepLeadingWhileSuspended}.
+	 */
+	@Override
+	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
+		QueueMember member = member(lease);
+		if (member == null || !member.candidateId.equals(run.holder()) || lease.term() != run.term()
+				|| !lease.group().equals(run.group())) {
+			return false;
+		}
+		return execute("claim tick " + run.tick() + " of job '" + run.job() + "' of", lease.group(), timeout,
+				(deadline) -> {
+					// Held across the claim, as a renewal holds it: a grant, release or
+					// new
+					// session of the member waits until the claim naming its node is
+					// answered.
+					synchronized (member) {
+						String node = member.node;
+						long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
+						if (member.term != lease.term() || node == null || member.session != session || !isConnected()
+								|| (!this.keepLeadingWhileSuspended && this.suspensions.get() != member.suspensions)) {
+							return false;
+						}
+						return this.runs.claim(node, lease, run, minInterval, deadline);
+					}
+				});
+	}
+
+	@Override
+	public boolean finishRun(RunRecord ended, Duration timeout) {
+		return execute("record the end of tick " + ended.tick() + " of job '" + ended.job() + "' of", ended.group(),
+				timeout, (deadline) -> this.runs.finish(ended, deadline));
 	}
 
 	/**

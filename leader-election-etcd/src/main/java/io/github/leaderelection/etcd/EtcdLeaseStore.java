@@ -37,13 +37,15 @@ import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.etcd.NodeLeases.NodeLease;
-import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.RunRecord;
 import io.github.leaderelection.spi.AdminLeaseStore;
 import io.github.leaderelection.spi.BatchCutShortException;
 import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.CandidateListStore;
 import io.github.leaderelection.spi.ChangeFeedStore;
+import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.RunRecordStore;
 import io.github.leaderelection.spi.SeenTerms;
 import io.github.leaderelection.spi.StoreNames;
 import org.jspecify.annotations.Nullable;
@@ -89,7 +91,8 @@ import org.slf4j.LoggerFactory;
  * <p>
  * The store uses the {@link Client} it is given and never closes it.
  */
-public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore {
+public class EtcdLeaseStore
+		implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore, RunRecordStore {
 
 	private static final Logger logger = LoggerFactory.getLogger(EtcdLeaseStore.class);
 
@@ -119,6 +122,8 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	private final NodeLeases nodeLeases;
 
 	private final EtcdCandidates candidates;
+
+	private final EtcdRunRecords runs;
 
 	private final AtomicBoolean warmedUp = new AtomicBoolean();
 
@@ -154,6 +159,7 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 		this.leases = new EtcdLeases(client);
 		this.nodeLeases = new NodeLeases(this.leases);
 		this.candidates = new EtcdCandidates(client.getKVClient(), this.leases, this.namespace);
+		this.runs = new EtcdRunRecords(client.getKVClient(), this.namespace);
 	}
 
 	/**
@@ -164,6 +170,29 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	 * read that follows the watch's news of a release is answered from that news (see
 	 * {@link #heard}).
 	 */
+	@Override
+	public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
+		return this.runs.read(new EtcdCall("read the last run of job '" + job + "' of", group, timeout), group, job);
+	}
+
+	@Override
+	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
+		if (lease.holder() == null || !lease.holder().equals(run.holder()) || lease.term() != run.term()
+				|| !lease.group().equals(run.group())) {
+			return false;
+		}
+		return this.runs.claim(
+				new EtcdCall("claim tick " + run.tick() + " of job '" + run.job() + "' of", lease.group(), timeout),
+				lease, run, minInterval);
+	}
+
+	@Override
+	public boolean finishRun(RunRecord ended, Duration timeout) {
+		return this.runs
+			.finish(new EtcdCall("record the end of tick " + ended.tick() + " of job '" + ended.job() + "' of",
+					ended.group(), timeout), ended);
+	}
+
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
 		GroupState heard = heard(group, timeout);
@@ -932,11 +961,16 @@ public class EtcdLeaseStore implements BatchLeaseStore, CandidateListStore, Chan
 	}
 
 	private ByteSequence recordKey(String group) {
-		return bytes(this.namespace + "/groups/" + encode(group) + "/record");
+		return groupKey(this.namespace, group, "record");
 	}
 
 	private ByteSequence leaseKey(String group) {
-		return bytes(this.namespace + "/groups/" + encode(group) + "/lease");
+		return groupKey(this.namespace, group, "lease");
+	}
+
+	/** A key of the group's: {@code <namespace>/groups/<group>/<name>}. */
+	static ByteSequence groupKey(String namespace, String group, String name) {
+		return bytes(namespace + "/groups/" + encode(group) + "/" + name);
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.github.leaderelection;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -43,6 +44,19 @@ public record RunRecord(String group, String job, long tick, String holder, long
 	 */
 	public RunRecord endedAs(RunOutcome outcome, Instant at) {
 		return new RunRecord(this.group, this.job, this.tick, this.holder, this.term, this.started, at, outcome);
+	}
+
+	/**
+	 * Whether this run may be claimed after the last one: its tick is later, by at least
+	 * {@code minInterval}, and its term is no older. The rule every store applies to a
+	 * claim, in the same atomic step as its write.
+	 * @param last the job's last run, or null if it never ran
+	 * @param minInterval how long after the last run's tick this one's may be, at least
+	 * @return whether this run may follow it
+	 */
+	public boolean mayFollow(@Nullable RunRecord last, Duration minInterval) {
+		return last == null
+				|| (this.tick > last.tick && this.tick - last.tick >= minInterval.toMillis() && this.term >= last.term);
 	}
 
 	/**

@@ -137,11 +137,8 @@ public class InMemoryLeaseStore
 		this.rows.computeIfPresent(lease.group(), (group, row) -> {
 			if (row.isHeld(lease) && row.leaseEnd - now > 0 && run.holder().equals(lease.holder())
 					&& run.term() == lease.term() && run.group().equals(group)) {
-				claimed[0] = this.runs.compute(List.of(group, run.job()), (key, last) -> {
-					boolean later = last == null || (run.tick() > last.tick()
-							&& run.tick() - last.tick() >= minInterval.toMillis() && run.term() >= last.term());
-					return later ? run : last;
-				}) == run;
+				claimed[0] = this.runs.compute(List.of(group, run.job()),
+						(key, last) -> run.mayFollow(last, minInterval) ? run : last) == run;
 			}
 			return row;
 		});

@@ -71,8 +71,7 @@ final class EtcdRunRecords {
 			return false;
 		}
 		Optional<RunRecord> last = runValue.map((value) -> parse(group, run.job(), value));
-		if (last.isPresent() && (run.tick() <= last.get().tick()
-				|| run.tick() - last.get().tick() < minInterval.toMillis() || run.term() < last.get().term())) {
+		if (!run.mayFollow(last.orElse(null), minInterval)) {
 			return false;
 		}
 		Cmp runUnchanged = runValue

@@ -29,16 +29,7 @@ final class JdbcRunRecords {
 
 	static Optional<RunRecord> lastRun(Connection connection, RunRecordSql sql, String group, String job,
 			Duration timeout) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, sql.read(), timeout, group, job);
-				ResultSet row = statement.executeQuery()) {
-			if (!row.next()) {
-				return Optional.empty();
-			}
-			long ended = row.getLong(5);
-			Instant endedAt = row.wasNull() ? null : Instant.ofEpochMilli(ended);
-			return Optional.of(new RunRecord(group, job, row.getLong(1), row.getString(2), row.getLong(3),
-					Instant.ofEpochMilli(row.getLong(4)), endedAt, RunOutcome.valueOf(row.getString(6))));
-		}
+		return readRun(connection, sql.read(), group, job, timeout);
 	}
 
 	static boolean claimRun(Connection connection, RunRecordSql sql, Lease lease, RunRecord run, Duration minInterval,
@@ -51,18 +42,13 @@ final class JdbcRunRecords {
 			if (!exists(connection, sql.lockLease(), timeout, lease.group(), lease.holder(), lease.term())) {
 				return false;
 			}
-			try (PreparedStatement statement = prepare(connection, sql.lockRun(), timeout, run.group(), run.job());
-					ResultSet last = statement.executeQuery()) {
-				if (last.next()) {
-					long lastTick = last.getLong(1);
-					long lastTerm = last.getLong(2);
-					if (run.tick() <= lastTick || run.tick() - lastTick < minInterval.toMillis()
-							|| run.term() < lastTerm) {
-						return false;
-					}
-					return update(connection, sql.update(), timeout, run.tick(), run.holder(), run.term(),
-							run.started().toEpochMilli(), run.outcome().name(), run.group(), run.job()) > 0;
-				}
+			Optional<RunRecord> last = readRun(connection, sql.lockRun(), run.group(), run.job(), timeout);
+			if (!run.mayFollow(last.orElse(null), minInterval)) {
+				return false;
+			}
+			if (last.isPresent()) {
+				return update(connection, sql.update(), timeout, run.tick(), run.holder(), run.term(),
+						run.started().toEpochMilli(), run.outcome().name(), run.group(), run.job()) > 0;
 			}
 			// No row yet: the lease row's lock keeps other claims of the group out until
 			// this one commits.
@@ -76,6 +62,21 @@ final class JdbcRunRecords {
 		Instant at = Objects.requireNonNull(ended.ended(), "ended");
 		return update(connection, sql.finish(), timeout, at.toEpochMilli(), ended.outcome().name(), ended.group(),
 				ended.job(), ended.tick(), ended.holder(), ended.term()) > 0;
+	}
+
+	/** Reads the job's row with the query given, which selects the run's columns. */
+	private static Optional<RunRecord> readRun(Connection connection, String query, String group, String job,
+			Duration timeout) throws SQLException {
+		try (PreparedStatement statement = prepare(connection, query, timeout, group, job);
+				ResultSet row = statement.executeQuery()) {
+			if (!row.next()) {
+				return Optional.empty();
+			}
+			long ended = row.getLong(5);
+			Instant endedAt = row.wasNull() ? null : Instant.ofEpochMilli(ended);
+			return Optional.of(new RunRecord(group, job, row.getLong(1), row.getString(2), row.getLong(3),
+					Instant.ofEpochMilli(row.getLong(4)), endedAt, RunOutcome.valueOf(row.getString(6))));
+		}
 	}
 
 	private static boolean exists(Connection connection, String query, Duration timeout, Object... parameters)

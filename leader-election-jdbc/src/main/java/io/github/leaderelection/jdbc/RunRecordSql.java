@@ -41,7 +41,7 @@ record RunRecordSql(String table, String ddl, String lockLease, String lockRun, 
 	private static final String LOCK_LEASE = "SELECT term FROM {leases} WHERE group_name = ? AND holder_id = ? "
 			+ "AND term = ? AND lease_until_ms > {now} FOR UPDATE";
 
-	private static final String LOCK_RUN = "SELECT tick_ms, term FROM {runs} WHERE group_name = ? AND job_name = ? "
+	private static final String LOCK_RUN = "SELECT " + COLUMNS + " FROM {runs} WHERE group_name = ? AND job_name = ? "
 			+ "FOR UPDATE";
 
 	private static final String READ = "SELECT " + COLUMNS + " FROM {runs} WHERE group_name = ? AND job_name = ?";

@@ -43,8 +43,7 @@ final class RunNodes {
 	boolean claim(String node, Lease lease, RunRecord run, Duration minInterval, long deadline) throws Exception {
 		Stat stat = new Stat();
 		Optional<RunRecord> last = read(run.group(), run.job(), stat, deadline);
-		if (last.isPresent() && (run.tick() <= last.get().tick()
-				|| run.tick() - last.get().tick() < minInterval.toMillis() || run.term() < last.get().term())) {
+		if (!run.mayFollow(last.orElse(null), minInterval)) {
 			return false;
 		}
 		String path = this.paths.run(run.group(), run.job());

@@ -47,8 +47,8 @@ public final class LeadershipContext {
 		Leadership previous = current.get();
 		current.set(leadership);
 		// Restored with set(null) rather than remove(): a thread that runs leader-only
-		// methods keeps
-		// its entry, instead of allocating a new (weakly referenced) one on every call.
+		// methods keeps its entry, instead of allocating a new (weakly referenced) one on
+		// every call.
 		return () -> current.set(previous);
 	}
 

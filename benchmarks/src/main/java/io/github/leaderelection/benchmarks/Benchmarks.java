@@ -160,8 +160,8 @@ public final class Benchmarks {
 				List<Map<String, Object>> rows = new ArrayList<>();
 				results.put("scale", rows);
 				// Each of our stores at 10 and at 1,000 groups, so that its threads can
-				// be compared with
-				// themselves; Spring Integration at 10 only (a thread per group).
+				// be compared with themselves; Spring Integration at 10 only (a thread
+				// per group).
 				List<Object[]> runs = new ArrayList<>();
 				if (scaleGroups != null && contenders != null) {
 					// As asked, in the order asked.

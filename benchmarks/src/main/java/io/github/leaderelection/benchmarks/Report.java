@@ -47,10 +47,8 @@ final class Report {
 			goal(goals, "Gate under 50 ns per call (leader)", leader < 50, fmt("%.1f ns", leader));
 			goal(goals, "Gate under 50 ns per call (follower)", follower < 50, fmt("%.1f ns", follower));
 			// Like for like: on the node that runs the job, our leader call against a
-			// ShedLock call
-			// that takes the lock, runs and releases it; elsewhere, our follower call
-			// against a
-			// ShedLock call that finds the lock held.
+			// ShedLock call that takes the lock, runs and releases it; elsewhere, our
+			// follower call against a ShedLock call that finds the lock held.
 			for (String database : List.of("H2", "MariaDb")) {
 				for (String[] pair : List.of(new String[] { "leader", "Runs" }, new String[] { "follower", "Skips" })) {
 					double ours = pair[0].equals("leader") ? leader : follower;

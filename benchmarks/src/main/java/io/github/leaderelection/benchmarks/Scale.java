@@ -83,8 +83,7 @@ final class Scale {
 			result.put("timeUntilEachLedOnceMs", (eachLedOnce >= 0) ? (eachLedOnce - started) / 1e6 : null);
 			// Steady state: no leadership change for two retry periods and, where the
 			// calls are counted, no node making more than 10 store calls in a retry
-			// period
-			// (the start's attempts group by group are over). At most 120 s more.
+			// period (the start's attempts group by group are over). At most 120 s more.
 			long steadyDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
 			long quiet = TimeUnit.MILLISECONDS.toNanos(2 * timing.retryMs());
 			long[] lastCalls = new long[NODES];
@@ -121,12 +120,10 @@ final class Scale {
 			List<Double> perPeriod = new ArrayList<>();
 			if (store == Store.POSTGRESQL) {
 				// PostgreSQL's statistics arrive late: a connection that went idle hands
-				// in
-				// its counts when next used, so the start's thousands of calls can land
-				// in
-				// the window at once. Sampled every retry period (from another database,
-				// so
-				// sampling adds nothing), the median period is the steady rate.
+				// in its counts when next used, so the start's thousands of calls can
+				// land in the window at once. Sampled every retry period (from another
+				// database, so sampling adds nothing), the median period is the steady
+				// rate.
 				long step = timing.retryMs();
 				Map<String, Long> last = s0;
 				for (long waited = 0; waited < windowMs; waited += step) {

@@ -26,11 +26,9 @@ final class StoreLoad {
 		Thread.sleep(baselineMs);
 		Map<String, Long> b1 = StoreAdmin.sample(store);
 		// The servers counted here see no other client (a private MariaDB and ZooKeeper,
-		// a database of
-		// our own in PostgreSQL, MONITOR filtered by our keys in Redis) but our own
-		// counter queries:
-		// those are counted once per sample, whatever the window, so they are subtracted
-		// per window.
+		// a database of our own in PostgreSQL, MONITOR filtered by our keys in Redis) but
+		// our own counter queries: those are counted once per sample, whatever the
+		// window, so they are subtracted per window.
 		long ownPerSample = b1.getOrDefault("requests", 0L) - b0.getOrDefault("requests", 0L);
 		Map<String, Object> result = new LinkedHashMap<>();
 		result.put("contender", contender.id());

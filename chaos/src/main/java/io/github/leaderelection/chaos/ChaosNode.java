@@ -369,8 +369,7 @@ public final class ChaosNode {
 		@Override
 		public void granted(Leadership leadership) {
 			// The time is read before the flag is set and written before it is, so it
-			// bounds the
-			// flag's belief from below even if the node dies in between.
+			// bounds the flag's belief from below even if the node dies in between.
 			ChaosNode.this.log.write("granted", EventLog.now(), leadership.term(), leadership.group());
 			ChaosNode.this.flagTerms.put(leadership.group(), leadership.term());
 			announce("leader " + leadership.term() + " " + leadership.group());
@@ -380,8 +379,8 @@ public final class ChaosNode {
 		public void revoked(Leadership leadership, RevocationReason reason) {
 			if (ChaosNode.this.belief == BeliefMode.LIBRARY) {
 				// As a careful user does: the job in flight finishes before the
-				// revocation is done, so
-				// that a shutdown releases the lease only after it.
+				// revocation is done, so that a shutdown releases the lease only after
+				// it.
 				synchronized (ChaosNode.this.actionMonitor) {
 					ChaosNode.this.flagTerms.remove(leadership.group(), leadership.term());
 				}
@@ -479,10 +478,8 @@ public final class ChaosNode {
 
 	private LeaseStore redisStore(RedisConfiguration configuration, ElectionTiming timing) {
 		// Lettuce reconnects with a backoff that doubles up to 30 s by default: after a
-		// Redis
-		// restart of T, its first command can wait about T more. A node reconnects within
-		// a
-		// tenth of a retry period instead, as docs/stores/redis.md advises.
+		// Redis restart of T, its first command can wait about T more. A node reconnects
+		// within a tenth of a retry period instead, as docs/stores/redis.md advises.
 		ClientResources resources = ClientResources.builder()
 			.reconnectDelay(Delay.constant(timing.retryPeriod().dividedBy(10)))
 			.build();

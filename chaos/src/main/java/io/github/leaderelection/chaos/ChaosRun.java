@@ -181,8 +181,7 @@ final class ChaosRun {
 		int injected = 0;
 		long minimum = (duration != null) ? duration.toNanos() : 0;
 		// At least the duration and at least the fault count; a store that never elects
-		// again
-		// (every fault then skipped) must not keep the run going for ever.
+		// again (every fault then skipped) must not keep the run going for ever.
 		long limit = Math.max(3 * minimum, Duration.ofMinutes(10).toNanos());
 		while ((System.nanoTime() - start < minimum || injected < this.settings.faults())
 				&& System.nanoTime() - start < limit) {

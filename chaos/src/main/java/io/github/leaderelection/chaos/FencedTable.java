@@ -126,8 +126,7 @@ final class FencedTable {
 					}
 				}
 				// Work inside the transaction, as a real job does between taking the
-				// fence
-				// and writing: a link that fails meanwhile leaves the lock held.
+				// fence and writing: a link that fails meanwhile leaves the lock held.
 				pause(IN_TRANSACTION_MILLIS);
 				try (PreparedStatement append = connection
 					.prepareStatement("INSERT INTO chaos_write (node_key, group_name, term) VALUES (?, ?, ?)")) {

@@ -284,8 +284,7 @@ class CheckerTests {
 	@Test
 	void leaderlessTimeAfterACrashIsBoundedByTheLeaseFromTheCrash() throws IOException {
 		// Bound: lease 2000 + 1.2 x retry 480 + the acquire's round trip 10 after the
-		// kill
-		// at 3000.
+		// kill at 3000.
 		node("a", "library");
 		acquire("a", 0, 10, 1);
 		renew("a", 2900, 2910, 1, "true");

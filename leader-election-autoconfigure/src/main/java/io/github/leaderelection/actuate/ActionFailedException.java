@@ -108,8 +108,8 @@ class ActionFailedException extends RuntimeException {
 			}
 		}
 		// What the store itself threw: a store refuses an action the group's state does
-		// not allow
-		// (such as a candidate that takes no part in it) with IllegalStateException.
+		// not allow (such as a candidate that takes no part in it) with
+		// IllegalStateException.
 		Throwable thrown = failure.getCause();
 		if (thrown instanceof IllegalStateException || thrown instanceof IllegalArgumentException) {
 			return new ActionFailedException(Kind.REFUSED, failure.getMessage(), failure);

@@ -158,8 +158,7 @@ class JdbcBackendConfiguration {
 		}
 		catch (IllegalArgumentException ex) {
 			// The database refused the name itself (a word it reserves): neither a
-			// missing
-			// table nor a lack of rights.
+			// missing table nor a lack of rights.
 			throw invalidTableName(properties.getTableName(), ex);
 		}
 		catch (RuntimeException ex) {

@@ -127,8 +127,8 @@ public final class LeaderElectionAutoConfiguration {
 		LeaderElection election = joinApplicationGroup(registry, properties, environment);
 		if (properties.getGroup() == null && !StringUtils.hasText(environment.getProperty("spring.application.name"))) {
 			// Not a failure: a single application per store works, and tests often have
-			// no name. But two
-			// unnamed applications on one store would share one election without a word.
+			// no name. But two unnamed applications on one store would share one election
+			// without a word.
 			logger.warn("Leader election joins group '{}' because neither leader-election.group nor "
 					+ "spring.application.name is set: every other application without a name that elects "
 					+ "through the same store shares this election. Set spring.application.name (or "

@@ -269,8 +269,7 @@ final class OnlyOnLeaderBeans
 			}
 		}
 		// Without a creator the application has none of its own: the one registered for
-		// @OnlyOnLeader
-		// proxies classes unless spring.aop.proxy-target-class=false.
+		// @OnlyOnLeader proxies classes unless spring.aop.proxy-target-class=false.
 		if (creator == null || creator.isProxyTargetClass()) {
 			return true;
 		}

@@ -348,9 +348,8 @@ class OnlyOnLeaderInterceptorTests {
 				Thread.onSpinWait();
 			}
 			// Read in this order: once the term is known revoked here, the interceptor
-			// has already
-			// interrupted this thread (it ran before the listener that recorded the
-			// term).
+			// has already interrupted this thread (it ran before the listener that
+			// recorded the term).
 			if (this.revokedTerms.contains(term) && !Thread.currentThread().isInterrupted()) {
 				this.uninterruptedAfterRevocation.incrementAndGet();
 			}

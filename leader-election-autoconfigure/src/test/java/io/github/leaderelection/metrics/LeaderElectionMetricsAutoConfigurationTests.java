@@ -68,8 +68,7 @@ class LeaderElectionMetricsAutoConfigurationTests {
 	@Test
 	void recordsTheSpreadWhileBalancingAndTheBatchesOfTheNodesRounds() {
 		// Partitions, so that the node leads several groups: a batch of one is sent as
-		// the
-		// call for its group.
+		// the call for its group.
 		this.metricsContextRunner
 			.withPropertyValues("leader-election.balance.enabled=true", "leader-election.partitions.tasks=2")
 			.run((context) -> {

@@ -438,8 +438,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		public Builder shutdownTimeout(Duration shutdownTimeout) {
 			Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
 			// Zero would mean "wait forever" to Thread.join, and a negative value throws
-			// there, in
-			// the middle of close(): neither may reach the shutdown path.
+			// there, in the middle of close(): neither may reach the shutdown path.
 			if (shutdownTimeout.isNegative() || shutdownTimeout.isZero()) {
 				throw new IllegalArgumentException("shutdown-timeout must be positive but is " + shutdownTimeout);
 			}

@@ -250,18 +250,11 @@ public class JdbcLeaseStore
 						return true;
 					}
 					// Under "affected rows" semantics (MySQL's useAffectedRows=true) a
-					// renewal
-					// that sets the
-					// very end the lease already has counts 0. Whether the statement
-					// matched is
-					// then read
-					// back: once the row has left this holder and term it never returns
-					// to them
-					// (every
-					// take-over raises the term), so finding them still there means they
-					// were
-					// there for the
-					// UPDATE, which then set the new end.
+					// renewal that sets the very end the lease already has counts 0.
+					// Whether the statement matched is then read back: once the row has
+					// left this holder and term it never returns to them (every take-over
+					// raises the term), so finding them still there means they were there
+					// for the UPDATE, which then set the new end.
 					return read(connection, sql, lease.group(), timeout)
 						.filter((current) -> lease.holder().equals(current.holder()) && current.term() == lease.term())
 						.isPresent();
@@ -674,9 +667,8 @@ public class JdbcLeaseStore
 		}
 		catch (SQLException | RuntimeException ex) {
 			// The engine warns of the first failure in a row only, which was likely the
-			// database
-			// being down: that it now answers but the table is not there deserves a
-			// warning too.
+			// database being down: that it now answers but the table is not there
+			// deserves a warning too.
 			if (!this.tableSetupFailureLogged) {
 				this.tableSetupFailureLogged = true;
 				if (setup == TableSetup.CREATE) {
@@ -717,8 +709,7 @@ public class JdbcLeaseStore
 		LeaseSql sql = this.sql;
 		if (sql == null) {
 			// Once per store: the product name, which drivers answer from the
-			// connection's
-			// handshake.
+			// connection's handshake.
 			synchronized (this.sqlMonitor) {
 				sql = this.sql;
 				if (sql == null) {

@@ -40,9 +40,8 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 			+ "FROM {table} WHERE group_name = ?";
 
 	// active_from_ms is assigned first and no assignment reads a column assigned before
-	// it: MySQL and
-	// MariaDB assign left to right with the new values, PostgreSQL and H2 from the old
-	// row.
+	// it: MySQL and MariaDB assign left to right with the new values, PostgreSQL and H2
+	// from the old row.
 	private static final String ACQUIRE = "UPDATE {table} SET active_from_ms = GREATEST(lease_until_ms, {now}), "
 			+ "holder_id = ?, term = " + NEXT_TERM + ", lease_until_ms = {now} + ? "
 			+ "WHERE group_name = ? AND (holder_id IS NULL OR holder_id = ? OR lease_until_ms <= {now})";
@@ -54,8 +53,7 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 			+ "WHERE group_name = ? AND holder_id = ? AND term = ?";
 
 	// Never before active_from_ms: a holder that releases while still waiting out an
-	// earlier
-	// holder must pass that wait on to the next one.
+	// earlier holder must pass that wait on to the next one.
 	private static final String RELEASE = "UPDATE {table} SET holder_id = NULL, "
 			+ "lease_until_ms = GREATEST(LEAST(lease_until_ms, {now}), active_from_ms) "
 			+ "WHERE group_name = ? AND holder_id = ? AND term = ?";

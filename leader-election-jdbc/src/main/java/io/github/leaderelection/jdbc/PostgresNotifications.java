@@ -273,8 +273,7 @@ final class PostgresNotifications implements AutoCloseable {
 			this.failing = false;
 			this.backoff = FIRST_BACKOFF;
 			// Changes made while nobody listened (before the first LISTEN, or during an
-			// outage) were
-			// announced to nobody: every watcher looks once.
+			// outage) were announced to nobody: every watcher looks once.
 			PostgresNotifications.this.watchers.notifyEveryGroup();
 		}
 

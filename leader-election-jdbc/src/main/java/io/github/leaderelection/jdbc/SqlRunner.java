@@ -159,8 +159,8 @@ final class SqlRunner {
 		}
 		catch (SQLException ex) {
 			// Only a broken connection refuses this, and the pool discards it. The caller
-			// must hear the
-			// outcome of its work: work that took effect must not be reported as failed.
+			// must hear the outcome of its work: work that took effect must not be
+			// reported as failed.
 			logger.debug("Could not restore the settings of a borrowed connection", ex);
 		}
 	}

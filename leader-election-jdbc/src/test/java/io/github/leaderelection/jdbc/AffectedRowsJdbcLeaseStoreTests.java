@@ -31,8 +31,8 @@ class AffectedRowsJdbcLeaseStoreTests extends JdbcLeaseStoreContractTests {
 		Duration lease = Duration.ofSeconds(30);
 		Lease held = store.tryAcquire("same-millisecond", "a", lease, TIMEOUT).orElseThrow();
 		// Back to back, many renewals fall in the millisecond of the previous one: the
-		// UPDATE then
-		// sets the end the lease already has and the driver counts 0 changed rows.
+		// UPDATE then sets the end the lease already has and the driver counts 0 changed
+		// rows.
 		for (int i = 0; i < 300; i++) {
 			assertThat(store.renew(held, lease, TIMEOUT)).as("renewal %d", i).isPresent();
 		}

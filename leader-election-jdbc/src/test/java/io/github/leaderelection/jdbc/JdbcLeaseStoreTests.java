@@ -241,8 +241,7 @@ class JdbcLeaseStoreTests {
 			assertThat(store.tryAcquire("orders", "b", LIVE, TIMEOUT)).isEmpty();
 			assertThat(store.renew(a, LIVE, TIMEOUT)).isPresent();
 			// Not the same duration again: two renewals within one millisecond change
-			// nothing, which
-			// "affected rows" semantics count as 0.
+			// nothing, which "affected rows" semantics count as 0.
 			assertThat(store.renew(a, LIVE.plusSeconds(1), TIMEOUT)).isPresent();
 			store.release(a, TIMEOUT);
 			Lease b = store.tryAcquire("orders", "b", LIVE, TIMEOUT).orElseThrow();

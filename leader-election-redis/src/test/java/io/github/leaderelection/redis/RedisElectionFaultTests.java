@@ -157,9 +157,8 @@ class RedisElectionFaultTests {
 	@Test
 	void gracefulHandoverTakesMillisecondsThroughPubSub() throws Exception {
 		// A long retry period, so that polling cannot pass for pub/sub: a follower polls
-		// at a random
-		// instant of its period, so it would find the release in under a second only 1
-		// time in 10.
+		// at a random instant of its period, so it would find the release in under a
+		// second only 1 time in 10.
 		ElectionTiming timing = new ElectionTiming(Duration.ofSeconds(20), Duration.ofSeconds(15),
 				Duration.ofSeconds(10));
 		List<Long> handovers = new ArrayList<>();

@@ -248,8 +248,7 @@ class RedisLeaseStoreBatchTests {
 		assertThat(taken.get(lostUnseen).term()).isGreaterThan(unseen.term());
 		assertThat(this.store.read(held, TIMEOUT).orElseThrow().term()).isEqualTo(old.get(held).term());
 		// The batch's terms count as seen: a record lost after it is known lost, even of
-		// a
-		// group this store first saw in the batch.
+		// a group this store first saw in the batch.
 		server.command("DEL", this.store.key(lostUnseen, "lease"), this.store.key(lostUnseen, "term"));
 		assertThat(this.store.tryAcquire(lostUnseen, "c", LIVE, TIMEOUT).orElseThrow().activeIn())
 			.isGreaterThan(LIVE.minusSeconds(5));

@@ -58,11 +58,9 @@ public final class OverlapMonitor implements AutoCloseable {
 				forward[i] = this.elections.get(i).getAsBoolean();
 			}
 			// Reads in sequence are not one instant: a handover can fall between two of
-			// them. A
-			// candidate counts only if it still leads when read again after all the
-			// others, in
-			// reverse order, so that it led throughout the window in which they were
-			// read.
+			// them. A candidate counts only if it still leads when read again after all
+			// the others, in reverse order, so that it led throughout the window in which
+			// they were read.
 			int leaders = 0;
 			for (int i = count - 1; i >= 0; i--) {
 				if (forward[i] && this.elections.get(i).getAsBoolean()) {

@@ -138,8 +138,8 @@ public final class PostgresServer extends StoreServer {
 	@Override
 	public void stop(boolean crash) throws Exception {
 		// QUIT is the immediate shutdown: every process exits at once and the next start
-		// recovers,
-		// as after a crash, without leaving backends that hold the shared memory.
+		// recovers, as after a crash, without leaving backends that hold the shared
+		// memory.
 		signal(crash ? "QUIT" : "INT");
 		awaitExit();
 	}

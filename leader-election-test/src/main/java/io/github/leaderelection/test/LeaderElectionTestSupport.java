@@ -175,10 +175,8 @@ public class LeaderElectionTestSupport implements LeaderElectionListener, Ordere
 		Lease[] taken = new Lease[1];
 		await("let another candidate lead group '" + group + "'", () -> {
 			// Forcing drops this instance's leadership at once and keeps the lease from
-			// being taken
-			// before the other candidate takes it for a day; it fails only in a race with
-			// this
-			// instance's first acquire, and is then tried again.
+			// being taken before the other candidate takes it for a day; it fails only in
+			// a race with this instance's first acquire, and is then tried again.
 			election.forceLeader(OTHER_CANDIDATE);
 			taken[0] = store.tryAcquire(group, OTHER_CANDIDATE, OTHER_LEASE, callTimeout).orElse(null);
 			return taken[0] != null;

@@ -421,8 +421,7 @@ public class ZookeeperLeaseStore
 		return execute("claim tick " + run.tick() + " of job '" + run.job() + "' of", lease.group(), timeout,
 				(deadline) -> {
 					// Held across the claim, as a renewal holds it: a grant, release or
-					// new
-					// session of the member waits until the claim naming its node is
+					// new session of the member waits until the claim naming its node is
 					// answered.
 					synchronized (member) {
 						String node = member.node;
@@ -792,8 +791,7 @@ public class ZookeeperLeaseStore
 		}
 		Watcher watcher = (event) -> {
 			// Connection events (type None) are not about the node; the watches of an
-			// expired
-			// session are forgotten by stateChanged.
+			// expired session are forgotten by stateChanged.
 			if (event.getType() != Watcher.Event.EventType.None && member.stopWatching(target)) {
 				this.watchers.notifyGroup(member.group);
 			}

@@ -174,8 +174,8 @@ class ZookeeperLeaderElectionTests {
 			long cutAt = System.nanoTime();
 			proxy.blackhole();
 			// The server expires the session a session timeout after its last ping, and
-			// deletes the
-			// node; the leader stopped before, at its renew deadline or on SUSPENDED.
+			// deletes the node; the leader stopped before, at its renew deadline or on
+			// SUSPENDED.
 			Candidate next = await().atMost(WAIT)
 				.until(() -> leaderAmong(candidates), (found) -> found.isPresent() && found.get() != cutOff)
 				.orElseThrow();
@@ -183,8 +183,7 @@ class ZookeeperLeaderElectionTests {
 			await().atMost(WAIT).until(() -> !grants(next.id, cutAt).isEmpty());
 			Event granted = grants(next.id, cutAt).get(0);
 			// The cut-off leader's last word before that grant is a revocation (on a busy
-			// machine, slow
-			// renewals may even have revoked it before the cut).
+			// machine, slow renewals may even have revoked it before the cut).
 			Event last = this.events.stream()
 				.filter((event) -> event.candidate.equals(cutOff.id) && event.nanos - granted.nanos < 0)
 				.reduce((first, second) -> second)

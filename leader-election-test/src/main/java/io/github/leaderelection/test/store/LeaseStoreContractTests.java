@@ -40,10 +40,8 @@ import static org.awaitility.Awaitility.await;
 public abstract class LeaseStoreContractTests {
 
 	// The protected tests assume a lease that ends after a time and a forced leader that
-	// need not
-	// take part yet; a store whose leases end otherwise (a ZooKeeper session) overrides
-	// them with
-	// its equivalent, under the same name.
+	// need not take part yet; a store whose leases end otherwise (a ZooKeeper session)
+	// overrides them with its equivalent, under the same name.
 
 	/** Long enough to stay live through any step of a test on a slow machine. */
 	protected static final Duration LIVE = Duration.ofSeconds(30);
@@ -238,8 +236,7 @@ public abstract class LeaseStoreContractTests {
 			assertThat(lease.group()).isEqualTo(group);
 			assertThat(lease.holder()).isEqualTo("a");
 			// Its own live lease, taken again, is waited out as one held by another
-			// process
-			// with the same candidate id would be.
+			// process with the same candidate id would be.
 			assertThat(lease.activeIn()).isLessThanOrEqualTo(group.equals(own) ? LIVE : Duration.ZERO);
 			assertThat(lease.expiresIn()).isPositive().isLessThanOrEqualTo(LIVE);
 			assertThat(read(group).holder()).isEqualTo("a");

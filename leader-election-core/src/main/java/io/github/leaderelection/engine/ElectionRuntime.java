@@ -33,6 +33,8 @@ final class ElectionRuntime {
 
 	private final Notifier notifier;
 
+	private final StoreOutages storeOutages;
+
 	private volatile boolean closing;
 
 	ElectionRuntime(String candidateId, LeaseStore store, ElectionTiming timing, ElectionScheduler scheduler,
@@ -43,6 +45,7 @@ final class ElectionRuntime {
 		this.scheduler = scheduler;
 		this.ownScheduler = ownScheduler;
 		this.notifier = notifier;
+		this.storeOutages = new StoreOutages(store.backend(), timing.retryPeriod());
 	}
 
 	String candidateId() {
@@ -59,6 +62,11 @@ final class ElectionRuntime {
 
 	Notifier notifier() {
 		return this.notifier;
+	}
+
+	/** Where the groups' store failures and recoveries are logged, once per outage. */
+	StoreOutages storeOutages() {
+		return this.storeOutages;
 	}
 
 	long nanoTime() {

@@ -100,7 +100,7 @@ final class GroupElector implements LeaderElection {
 				runtime.timing().retryPeriod());
 		this.sightings = new LeaderSightings(group, this.candidateId, runtime.notifier(),
 				2 * runtime.timing().leaseDuration().toNanos());
-		this.health = new StoreHealth(group, this.store.backend(), runtime.timing().retryPeriod());
+		this.health = new StoreHealth(group, runtime.storeOutages());
 		this.calls = new GroupCalls(this, runtime, this.stayOut, this.sightings, this.health, this.membership,
 				balancing);
 		this.steps = new GroupSteps(this, runtime, rounds, this.calls);

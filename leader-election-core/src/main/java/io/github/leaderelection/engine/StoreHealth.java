@@ -8,9 +8,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How one group's calls to the store went: the failures in a row, and when the store last
- * answered. Logs the first failure of a run at WARN (the rest at DEBUG) and the recovery
- * at INFO, so that an outage shows as two lines per group, not one per retry.
- * Thread-safe.
+ * answered. The first failure of a run and the recovery go to the engine's
+ * {@link StoreOutages}, which says them once per outage rather than once per group; the
+ * later failures of a run are logged at DEBUG. Thread-safe.
  */
 final class StoreHealth {
 
@@ -18,9 +18,7 @@ final class StoreHealth {
 
 	private final String group;
 
-	private final String backend;
-
-	private final Duration retryPeriod;
+	private final StoreOutages outages;
 
 	private int consecutiveFailures;
 
@@ -29,18 +27,15 @@ final class StoreHealth {
 	/** When the store last answered; meaningful once answered. */
 	private long answeredNanos;
 
-	StoreHealth(String group, String backend, Duration retryPeriod) {
+	StoreHealth(String group, StoreOutages outages) {
 		this.group = group;
-		this.backend = backend;
-		this.retryPeriod = retryPeriod;
+		this.outages = outages;
 	}
 
 	synchronized void failed(Throwable ex) {
 		this.consecutiveFailures++;
 		if (this.consecutiveFailures == 1) {
-			logger.warn("Election of group '{}' failed on the {} store (retrying every {}): {}", this.group,
-					this.backend, this.retryPeriod, ex.toString());
-			logger.debug("Store failure detail", ex);
+			this.outages.failed(this.group, ex);
 		}
 		else {
 			logger.debug("Election of group '{}' failed {} times in a row", this.group, this.consecutiveFailures, ex);
@@ -51,8 +46,7 @@ final class StoreHealth {
 		this.answered = true;
 		this.answeredNanos = nowNanos;
 		if (this.consecutiveFailures > 0) {
-			logger.info("Election of group '{}' reached the {} store again after {} failed attempts", this.group,
-					this.backend, this.consecutiveFailures);
+			this.outages.recovered(this.group, this.consecutiveFailures);
 			this.consecutiveFailures = 0;
 		}
 	}

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class StoreHealthTests {
 
-	private final StoreHealth health = new StoreHealth("orders", "memory", Duration.ofSeconds(2));
+	private final StoreHealth health = new StoreHealth("orders", new StoreOutages("memory", Duration.ofSeconds(2)));
 
 	@Test
 	void countsTheFailuresInARowUntilTheStoreAnswers() {

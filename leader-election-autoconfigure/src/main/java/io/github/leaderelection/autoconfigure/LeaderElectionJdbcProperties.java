@@ -15,10 +15,11 @@ public class LeaderElectionJdbcProperties {
 	private String tableName = "leader_election";
 
 	/**
-	 * When to create the lease table if it is missing: at startup, or once the database
-	 * answers if it did not then. Otherwise its presence is checked, and a missing table
+	 * When to create the lease table, and the tables of candidates and run records named
+	 * after it, if they are missing: at startup, or once the database answers if it did
+	 * not then. Otherwise the lease table's presence is checked, and a missing table
 	 * fails startup (or, if the database answers only later, the election) with the
-	 * statement that creates it.
+	 * statements that create them.
 	 */
 	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 

@@ -132,11 +132,13 @@ public class InMemoryLeaseStore
 
 	@Override
 	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
+		if (!RunRecordStore.isClaimedUnder(lease, run)) {
+			return false;
+		}
 		long now = this.nanoClock.getAsLong();
 		boolean[] claimed = new boolean[1];
 		this.rows.computeIfPresent(lease.group(), (group, row) -> {
-			if (row.isHeld(lease) && row.leaseEnd - now > 0 && run.holder().equals(lease.holder())
-					&& run.term() == lease.term() && run.group().equals(group)) {
+			if (row.isHeld(lease) && row.leaseEnd - now > 0) {
 				claimed[0] = this.runs.compute(List.of(group, run.job()),
 						(key, last) -> run.mayFollow(last, minInterval) ? run : last) == run;
 			}

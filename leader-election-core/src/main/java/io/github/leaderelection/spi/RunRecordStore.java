@@ -59,4 +59,16 @@ public interface RunRecordStore {
 	 */
 	boolean finishRun(RunRecord ended, Duration timeout);
 
+	/**
+	 * Whether the run names the lease it is claimed under: the lease's group, holder and
+	 * term. A store refuses any other claim before it asks the server.
+	 * @param lease the lease the run is claimed under
+	 * @param run the run to claim
+	 * @return whether the run is the lease's
+	 */
+	static boolean isClaimedUnder(Lease lease, RunRecord run) {
+		return lease.holder() != null && lease.holder().equals(run.holder()) && lease.term() == run.term()
+				&& lease.group().equals(run.group());
+	}
+
 }

@@ -177,8 +177,7 @@ public class EtcdLeaseStore
 
 	@Override
 	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
-		if (lease.holder() == null || !lease.holder().equals(run.holder()) || lease.term() != run.term()
-				|| !lease.group().equals(run.group())) {
+		if (!RunRecordStore.isClaimedUnder(lease, run)) {
 			return false;
 		}
 		return this.runs.claim(

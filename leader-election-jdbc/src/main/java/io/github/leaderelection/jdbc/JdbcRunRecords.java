@@ -12,6 +12,7 @@ import java.util.Optional;
 import io.github.leaderelection.RunOutcome;
 import io.github.leaderelection.RunRecord;
 import io.github.leaderelection.spi.Lease;
+import io.github.leaderelection.spi.RunRecordStore;
 
 import static io.github.leaderelection.jdbc.SqlRunner.prepare;
 import static io.github.leaderelection.jdbc.SqlRunner.transaction;
@@ -34,8 +35,7 @@ final class JdbcRunRecords {
 
 	static boolean claimRun(Connection connection, RunRecordSql sql, Lease lease, RunRecord run, Duration minInterval,
 			Duration timeout) throws SQLException {
-		if (lease.holder() == null || !lease.holder().equals(run.holder()) || lease.term() != run.term()
-				|| !lease.group().equals(run.group())) {
+		if (!RunRecordStore.isClaimedUnder(lease, run)) {
 			return false;
 		}
 		return transaction(connection, () -> {

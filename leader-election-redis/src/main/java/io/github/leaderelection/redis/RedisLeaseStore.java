@@ -420,8 +420,7 @@ public class RedisLeaseStore
 	 */
 	@Override
 	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
-		if (lease.holder() == null || !lease.holder().equals(run.holder()) || lease.term() != run.term()
-				|| !lease.group().equals(run.group())) {
+		if (!RunRecordStore.isClaimedUnder(lease, run)) {
 			return false;
 		}
 		LeaseCalls.Call call = call("claim tick " + run.tick() + " of job '" + run.job() + "' of", run.group(), timeout,

@@ -414,8 +414,7 @@ public class ZookeeperLeaseStore
 	@Override
 	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
 		QueueMember member = member(lease);
-		if (member == null || !member.candidateId.equals(run.holder()) || lease.term() != run.term()
-				|| !lease.group().equals(run.group())) {
+		if (member == null || !RunRecordStore.isClaimedUnder(lease, run)) {
 			return false;
 		}
 		return execute("claim tick " + run.tick() + " of job '" + run.job() + "' of", lease.group(), timeout,

@@ -121,24 +121,28 @@ final class GroupElector implements LeaderElection {
 
 	@Override
 	public boolean isLeader() {
-		return this.state instanceof Leading leading && leading.belief().isHeldAt(now());
+		return leadingNow() != null;
 	}
 
 	@Override
 	public Optional<Leadership> leadership() {
-		return (this.state instanceof Leading leading && leading.belief().isHeldAt(now()))
-				? Optional.of(leading.belief().leadership()) : Optional.empty();
+		Leading leading = leadingNow();
+		return (leading != null) ? Optional.of(leading.belief().leadership()) : Optional.empty();
 	}
 
 	/** The lease this instance leads under at this instant, for a fenced write. */
 	private Optional<Lease> leaseWhileLeading() {
-		return (this.state instanceof Leading leading && leading.belief().isHeldAt(now()))
-				? Optional.of(leading.lease()) : Optional.empty();
+		return Optional.ofNullable(leadingNow()).map(Leading::lease);
 	}
 
 	private boolean isLeadingInTerm(long term) {
-		return this.state instanceof Leading leading && leading.belief().leadership().term() == term
-				&& leading.belief().isHeldAt(now());
+		Leading leading = leadingNow();
+		return leading != null && leading.belief().leadership().term() == term;
+	}
+
+	/** The state if this instance's belief holds at this instant, else null; no lock. */
+	private @Nullable Leading leadingNow() {
+		return (this.state instanceof Leading leading && leading.belief().isHeldAt(now())) ? leading : null;
 	}
 
 	@Override

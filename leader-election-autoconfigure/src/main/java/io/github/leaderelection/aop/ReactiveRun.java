@@ -1,9 +1,6 @@
 package io.github.leaderelection.aop;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.leaderelection.Leadership;
 import org.jspecify.annotations.Nullable;
@@ -14,24 +11,13 @@ import org.jspecify.annotations.Nullable;
  * for interruption completes {@link #revoked()}, which cancels the work and completes the
  * subscriber.
  */
-final class ReactiveRun implements LeaderOnlyRun {
-
-	private final Leadership leadership;
-
-	private final boolean interruptOnRevoke;
+final class ReactiveRun extends DeferredRun {
 
 	private final Work work;
 
 	private final CompletableFuture<Void> revoked = new CompletableFuture<>();
 
-	private final AtomicBoolean ending = new AtomicBoolean();
-
-	private final CountDownLatch ended = new CountDownLatch(1);
-
 	private final String method;
-
-	private volatile Runnable onEnd = () -> {
-	};
 
 	/**
 	 * @param leadership the leadership the subscription started under
@@ -40,8 +26,7 @@ final class ReactiveRun implements LeaderOnlyRun {
 	 * @param method the method, for log lines
 	 */
 	ReactiveRun(Leadership leadership, boolean interruptOnRevoke, Work work, String method) {
-		this.leadership = leadership;
-		this.interruptOnRevoke = interruptOnRevoke;
+		super(leadership, interruptOnRevoke);
 		this.work = work;
 		this.method = method;
 	}
@@ -56,48 +41,9 @@ final class ReactiveRun implements LeaderOnlyRun {
 		return this.revoked;
 	}
 
-	/** What to do once the work has ended, such as forgetting the run. */
-	void onEnd(Runnable action) {
-		this.onEnd = action;
-	}
-
-	/**
-	 * Called when the work has completed, failed or been cancelled; the first call
-	 * counts.
-	 */
-	void end() {
-		if (this.ending.compareAndSet(false, true)) {
-			// Forgotten before it counts as ended: whoever waited for it then finds it
-			// gone.
-			this.onEnd.run();
-			this.ended.countDown();
-		}
-	}
-
-	@Override
-	public Leadership leadership() {
-		return this.leadership;
-	}
-
-	@Override
-	public boolean interruptOnRevoke() {
-		return this.interruptOnRevoke;
-	}
-
 	@Override
 	public void interrupt() {
 		this.revoked.complete(null);
-	}
-
-	@Override
-	public boolean await(long deadline) {
-		try {
-			return this.ended.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
 	}
 
 	@Override

@@ -31,7 +31,8 @@ final class StoreOutages {
 	/** What the outage's first failure said; null when no group fails. */
 	private @Nullable String cause;
 
-	private int groupsThatFailed;
+	/** The groups that failed since the outage began, recovered since or not. */
+	private final Set<String> failedInOutage = new HashSet<>();
 
 	StoreOutages(String backend, Duration retryPeriod) {
 		this.backend = backend;
@@ -41,7 +42,7 @@ final class StoreOutages {
 	/** A group's first failure since it last reached the store. */
 	synchronized void failed(String group, Throwable ex) {
 		this.failing.add(group);
-		this.groupsThatFailed++;
+		this.failedInOutage.add(group);
 		String message = ex.toString();
 		if (this.cause == null || !this.cause.equals(message)) {
 			if (this.cause == null) {
@@ -65,12 +66,12 @@ final class StoreOutages {
 					this.backend, failedAttempts);
 			return;
 		}
-		String others = (this.groupsThatFailed > 1) ? ", the last of " + this.groupsThatFailed + " groups that failed"
-				: "";
+		int failed = this.failedInOutage.size();
+		String others = (failed > 1) ? ", the last of " + failed + " groups that failed" : "";
 		logger.info("Election of group '{}' reached the {} store again after {} failed attempts{}", group, this.backend,
 				failedAttempts, others);
 		this.cause = null;
-		this.groupsThatFailed = 0;
+		this.failedInOutage.clear();
 	}
 
 }

@@ -55,6 +55,20 @@ class StoreOutagesTests {
 	}
 
 	@Test
+	void aGroupThatFailsTwiceInOneOutageCountsOnce() {
+		LeaderElectionException down = new LeaderElectionException("Connection refused");
+		this.outages.failed("orders", down);
+		this.outages.failed("billing", down);
+		this.outages.recovered("orders", 1);
+		this.outages.failed("orders", down);
+		this.outages.recovered("orders", 1);
+		this.outages.recovered("billing", 2);
+		assertThat(linesAt(Level.INFO)).containsExactly(
+				"Election of group 'billing' reached the jdbc store again after 2 failed attempts, the last of 2 "
+						+ "groups that failed");
+	}
+
+	@Test
 	void aGroupThatFailsOtherwiseSaysItAtWarnToo() {
 		this.outages.failed("orders", new LeaderElectionException("Connection refused"));
 		this.outages.failed("billing", new LeaderElectionException("Connection refused"));

@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.Leadership;
@@ -130,24 +131,21 @@ class ReactiveOnlyOnLeaderTests {
 
 	@Test
 	void shutdownWaitsForTheWorkBeforeReleasingTheLease() throws Exception {
-		LeaderElection election = startLeading();
-		CompletableFuture<String> work = this.jobs.untilAllowed().toFuture();
-		assertThat(this.target.started.await(20, TimeUnit.SECONDS)).isTrue();
-		CompletableFuture<Void> closing = CompletableFuture.runAsync(this.engine::close);
-		await().atMost(WAIT).until(() -> !election.isLeader());
-		Thread.sleep(200);
-		assertThat(closing).isNotDone();
-		assertThat(holder()).contains("node-1");
-		this.target.mayEnd.countDown();
-		assertThat(work.get(20, TimeUnit.SECONDS)).isEqualTo("done");
-		closing.get(20, TimeUnit.SECONDS);
-		assertThat(holder()).isEmpty();
+		assertShutdownWaitsFor(() -> this.jobs.untilAllowed().toFuture());
 	}
 
 	@Test
 	void shutdownWaitsForTheFutureAMethodReturnedBeforeReleasingTheLease() throws Exception {
+		assertShutdownWaitsFor(this.jobs::inTheBackground);
+	}
+
+	/**
+	 * Starts the work as leader, closes the engine, and sees the lease kept until it
+	 * ends.
+	 */
+	private void assertShutdownWaitsFor(Supplier<CompletableFuture<String>> start) throws Exception {
 		LeaderElection election = startLeading();
-		CompletableFuture<String> work = this.jobs.inTheBackground();
+		CompletableFuture<String> work = start.get();
 		assertThat(this.target.started.await(20, TimeUnit.SECONDS)).isTrue();
 		CompletableFuture<Void> closing = CompletableFuture.runAsync(this.engine::close);
 		await().atMost(WAIT).until(() -> !election.isLeader());

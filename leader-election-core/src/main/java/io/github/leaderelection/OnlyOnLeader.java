@@ -51,6 +51,14 @@ import java.lang.annotation.Target;
  * ({@link #interruptOnRevoke()} cancels it if it is a {@code Future}).
  *
  * <p>
+ * A {@code @Scheduled} method runs each of its ticks at most once across the instances:
+ * before a run, the leader claims the tick in the election's store, fenced by its term,
+ * and a tick already claimed is not run again, whichever instance's clock fired it. A
+ * {@code cron} or {@code fixedRate} tick that passed while no instance led is run once by
+ * the next leader when it takes over ({@link #missedTicks()}). The runs are recorded
+ * under the name {@code <bean name>.<method name>} in the method's group.
+ *
+ * <p>
  * IMPORTANT: the check happens when the call starts. A call that outlives its leadership
  * (a long job, a process pause) keeps running unless {@link #interruptOnRevoke()} is set
  * and the method reacts to interruption; long jobs should ask
@@ -72,5 +80,41 @@ public @interface OnlyOnLeader {
 	 * reactive method) when this instance stops leading the group while the method runs.
 	 */
 	boolean interruptOnRevoke() default false;
+
+	/**
+	 * What the next leader does with the ticks of a {@code @Scheduled(cron = ...)} or
+	 * {@code fixedRate} method that passed while no instance led the group; by default
+	 * {@code leader-election.jobs.missed-ticks}, which runs the method once for all of
+	 * them. A {@code fixedDelay} method has no ticks to miss:
+	 * {@link MissedTickPolicy#RUN_ONCE} on one fails startup.
+	 */
+	MissedTickPolicy missedTicks() default MissedTickPolicy.DEFAULT;
+
+	/**
+	 * How old the newest missed tick may be for the next leader to run it, as a duration
+	 * ({@code "30m"}, {@code "PT30M"}); empty for
+	 * {@code leader-election.jobs.missed-tick-max-age}.
+	 */
+	String missedTickMaxAge() default "";
+
+	/**
+	 * What the next leader does with the ticks of a scheduled method that passed while no
+	 * instance led the group.
+	 */
+	enum MissedTickPolicy {
+
+		/** As {@code leader-election.jobs.missed-ticks} says. */
+		DEFAULT,
+
+		/**
+		 * Run the method once, for all the ticks missed, as a Quartz cron trigger's "fire
+		 * once now".
+		 */
+		RUN_ONCE,
+
+		/** Skip them: the method runs at its next tick. */
+		SKIP
+
+	}
 
 }

@@ -3,8 +3,10 @@ package io.github.leaderelection.aop;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import io.github.leaderelection.Leadership;
+import io.github.leaderelection.RunOutcome;
 
 /**
  * A run whose work goes on after its method returned (a subscription, a future): it ends
@@ -20,7 +22,7 @@ abstract class DeferredRun implements LeaderOnlyRun {
 
 	private final CountDownLatch ended = new CountDownLatch(1);
 
-	private volatile Runnable onEnd = () -> {
+	private volatile Consumer<RunOutcome> onEnd = (outcome) -> {
 	};
 
 	DeferredRun(Leadership leadership, boolean interruptOnRevoke) {
@@ -28,20 +30,24 @@ abstract class DeferredRun implements LeaderOnlyRun {
 		this.interruptOnRevoke = interruptOnRevoke;
 	}
 
-	/** What to do once the work has ended, such as forgetting the run. */
-	void onEnd(Runnable action) {
+	/**
+	 * What to do once the work has ended, such as forgetting the run and recording how it
+	 * ended.
+	 */
+	void onEnd(Consumer<RunOutcome> action) {
 		this.onEnd = action;
 	}
 
 	/**
 	 * Called when the work has completed, failed or been cancelled; the first call
 	 * counts.
+	 * @param outcome how it ended
 	 */
-	void end() {
+	void end(RunOutcome outcome) {
 		if (this.ending.compareAndSet(false, true)) {
 			// Forgotten before it counts as ended: whoever waited for it then finds it
 			// gone.
-			this.onEnd.run();
+			this.onEnd.accept(outcome);
 			this.ended.countDown();
 		}
 	}

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.LeaderElection;
@@ -27,6 +28,8 @@ import io.github.leaderelection.Leadership;
 import io.github.leaderelection.LeadershipContext;
 import io.github.leaderelection.OnlyOnLeader;
 import io.github.leaderelection.RevocationReason;
+import io.github.leaderelection.RunOutcome;
+import io.github.leaderelection.RunRecord;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -133,6 +136,7 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		if (leadership == null) {
 			return skip(method, election);
 		}
+		JobTick tick = gate.scheduled ? ScheduledTicks.take(method) : null;
 		Call call = new Call(Thread.currentThread(), leadership, gate.interruptOnRevoke);
 		int token = this.running.add(call);
 		try {
@@ -155,14 +159,32 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			if (this.revocations.get() != revocationsBefore && !leadership.isValid()) {
 				return skip(method, election);
 			}
+			// Claimed while the call counts as running: a shutdown waits for the claim
+			// and for the record of the run's end, both written before the lease is
+			// released.
+			RunRecord run = (tick != null) ? tick.claim() : null;
+			if (tick != null && run == null) {
+				return skippedResult(method.getReturnType());
+			}
 			Object result;
 			try (LeadershipContext.Scope scope = LeadershipContext.open(leadership)) {
 				result = invocation.proceed();
 			}
+			catch (Throwable ex) {
+				if (tick != null && run != null) {
+					tick.finish(run, (call.wasInterrupted() || ex instanceof InterruptedException)
+							? RunOutcome.CANCELLED : RunOutcome.FAILED);
+				}
+				throw ex;
+			}
 			if (result instanceof CompletionStage<?> stage) {
 				// Tracked before the call stops being: a shutdown that finds neither
 				// has nothing to wait for.
-				trackUntilCompleted(stage, leadership, gate.interruptOnRevoke, method, revocationsBefore);
+				trackUntilCompleted(stage, leadership, gate.interruptOnRevoke, method, revocationsBefore,
+						recorder(tick, run));
+			}
+			else if (tick != null && run != null) {
+				tick.finish(run, call.wasInterrupted() ? RunOutcome.CANCELLED : RunOutcome.SUCCEEDED);
 			}
 			return result;
 		}
@@ -173,11 +195,14 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	}
 
 	private void trackUntilCompleted(CompletionStage<?> stage, Leadership leadership, boolean interruptOnRevoke,
-			Method method, long revocationsBefore) {
+			Method method, long revocationsBefore, Consumer<RunOutcome> recorder) {
 		PendingResult pending = new PendingResult(leadership, interruptOnRevoke, stage,
 				method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()");
 		int token = this.running.add(pending);
-		pending.whenCompleted(() -> this.running.remove(token, pending));
+		pending.whenCompleted((outcome) -> {
+			this.running.remove(token, pending);
+			recorder.accept(outcome);
+		});
 		// A revocation that read running before the add did not see it: as in invoke().
 		if (interruptOnRevoke && this.revocations.get() != revocationsBefore && !leadership.isValid()) {
 			pending.interrupt();
@@ -196,6 +221,7 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			skip(method, election);
 			return null;
 		}
+		JobTick tick = gate.scheduled ? ScheduledTicks.take(method) : null;
 		ProxyMethodInvocation template = (ProxyMethodInvocation) invocation;
 		ReactiveRun run = new ReactiveRun(leadership, gate.interruptOnRevoke, () -> {
 			// The original invocation never proceeds: each subscription proceeds a
@@ -205,13 +231,33 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 			}
 		}, method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()");
 		int token = this.running.add(run);
-		run.onEnd(() -> this.running.remove(token, run));
 		if (this.revocations.get() != revocationsBefore && !leadership.isValid()) {
-			run.end();
+			run.onEnd((outcome) -> this.running.remove(token, run));
+			run.end(RunOutcome.CANCELLED);
 			skip(method, election);
 			return null;
 		}
+		RunRecord claimed = (tick != null) ? tick.claim() : null;
+		if (tick != null && claimed == null) {
+			run.onEnd((outcome) -> this.running.remove(token, run));
+			run.end(RunOutcome.CANCELLED);
+			return null;
+		}
+		Consumer<RunOutcome> recorder = recorder(tick, claimed);
+		run.onEnd((outcome) -> {
+			this.running.remove(token, run);
+			recorder.accept(outcome);
+		});
 		return run;
+	}
+
+	/** Records how a claimed run ended; does nothing for a run that claimed no tick. */
+	private static Consumer<RunOutcome> recorder(@Nullable JobTick tick, @Nullable RunRecord run) {
+		if (tick == null || run == null) {
+			return (outcome) -> {
+			};
+		}
+		return (outcome) -> tick.finish(run, outcome);
 	}
 
 	private Gate gate(Method method, @Nullable Object target) {
@@ -230,11 +276,12 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	private Gate newGate(Method method, @Nullable Class<?> targetClass) {
 		OnlyOnLeader annotation = OnlyOnLeaderPointcut.find(method, targetClass);
 		if (annotation == null) {
-			return new Gate(targetClass, null, false, null);
+			return new Gate(targetClass, null, false, null, false);
 		}
 		String group = annotation.group().isEmpty() ? this.defaultGroup.get() : annotation.group();
 		return new Gate(targetClass, group, annotation.interruptOnRevoke(),
-				REACTOR_PRESENT ? ReactiveGate.forReturnType(method.getReturnType()) : null);
+				REACTOR_PRESENT ? ReactiveGate.forReturnType(method.getReturnType()) : null,
+				OnlyOnLeaderPointcut.isScheduled(method, targetClass));
 	}
 
 	private @Nullable Object skip(Method method, LeaderElection election) {
@@ -339,14 +386,21 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		 */
 		final @Nullable ReactiveGate reactive;
 
+		/**
+		 * Whether the method is {@code @Scheduled}: only then may the scheduler have
+		 * fired a tick for it to claim.
+		 */
+		final boolean scheduled;
+
 		private volatile @Nullable LeaderElection election;
 
 		Gate(@Nullable Class<?> targetClass, @Nullable String group, boolean interruptOnRevoke,
-				@Nullable ReactiveGate reactive) {
+				@Nullable ReactiveGate reactive, boolean scheduled) {
 			this.targetClass = targetClass;
 			this.group = group;
 			this.interruptOnRevoke = interruptOnRevoke;
 			this.reactive = reactive;
+			this.scheduled = scheduled;
 		}
 
 		LeaderElection election(Supplier<LeaderElectionRegistry> registry) {
@@ -436,6 +490,12 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 				this.thread.interrupt();
 				this.state = INTERRUPTED;
 			}
+		}
+
+		/** Whether a revocation interrupted the call. */
+		boolean wasInterrupted() {
+			int current = this.state;
+			return current == INTERRUPTING || current == INTERRUPTED;
 		}
 
 		/** Called on the call's own thread when it returns. */

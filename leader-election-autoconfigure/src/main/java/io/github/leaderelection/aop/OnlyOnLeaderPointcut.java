@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.Schedules;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -18,7 +20,7 @@ import org.springframework.util.ReflectionUtils;
  * of an annotated class other than {@code equals}, {@code hashCode}, {@code toString} and
  * the rest of {@link Object}'s.
  */
-final class OnlyOnLeaderPointcut extends StaticMethodMatcherPointcut {
+public final class OnlyOnLeaderPointcut extends StaticMethodMatcherPointcut {
 
 	@Override
 	public boolean matches(Method method, Class<?> targetClass) {
@@ -28,8 +30,11 @@ final class OnlyOnLeaderPointcut extends StaticMethodMatcherPointcut {
 	/**
 	 * The annotation that applies to a method called on an instance of the given class; a
 	 * method's own annotation wins over its class's.
+	 * @param method the method
+	 * @param targetClass the class of the instance it is called on, if known
+	 * @return the annotation, or null when the method is not leader-only
 	 */
-	static @Nullable OnlyOnLeader find(Method method, @Nullable Class<?> targetClass) {
+	public static @Nullable OnlyOnLeader find(Method method, @Nullable Class<?> targetClass) {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 		OnlyOnLeader onMethod = AnnotatedElementUtils.findMergedAnnotation(specific, OnlyOnLeader.class);
 		if (onMethod == null && specific != method) {
@@ -43,6 +48,15 @@ final class OnlyOnLeaderPointcut extends StaticMethodMatcherPointcut {
 		}
 		Class<?> type = (targetClass != null) ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
 		return AnnotatedElementUtils.findMergedAnnotation(type, OnlyOnLeader.class);
+	}
+
+	/**
+	 * Whether a method called on an instance of the given class is {@code @Scheduled}.
+	 */
+	static boolean isScheduled(Method method, @Nullable Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		return AnnotatedElementUtils.hasAnnotation(specific, Scheduled.class)
+				|| AnnotatedElementUtils.hasAnnotation(specific, Schedules.class);
 	}
 
 	private static boolean isObjectMethod(Method method) {

@@ -1,9 +1,14 @@
 package io.github.leaderelection.aop;
 
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 
 import io.github.leaderelection.Leadership;
+import io.github.leaderelection.RunOutcome;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The work of a leader-only method that returned a {@link CompletionStage} still under
@@ -27,9 +32,18 @@ final class PendingResult extends DeferredRun {
 	 * Runs the action once the stage has completed (at once if it has), then counts the
 	 * work as ended.
 	 */
-	void whenCompleted(Runnable action) {
+	void whenCompleted(Consumer<RunOutcome> action) {
 		onEnd(action);
-		this.stage.whenComplete((result, failure) -> end());
+		this.stage.whenComplete((result, failure) -> end(outcome(failure)));
+	}
+
+	private static RunOutcome outcome(@Nullable Throwable failure) {
+		if (failure == null) {
+			return RunOutcome.SUCCEEDED;
+		}
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		return (cause instanceof CancellationException) ? RunOutcome.CANCELLED : RunOutcome.FAILED;
 	}
 
 	@Override

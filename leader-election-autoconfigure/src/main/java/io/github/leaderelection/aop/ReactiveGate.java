@@ -3,10 +3,12 @@ package io.github.leaderelection.aop;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.Leadership;
+import io.github.leaderelection.RunOutcome;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -63,15 +65,26 @@ final class ReactiveGate {
 				work = (returned != null) ? this.adapter.toPublisher(returned) : Mono.empty();
 			}
 			catch (Throwable ex) {
-				run.end();
+				run.end(RunOutcome.FAILED);
 				return Flux.error(ex);
 			}
 			return Flux.<Object>from(work)
 				.takeUntilOther(Mono.fromFuture(run.revoked(), true))
 				.contextWrite((context) -> context.put(Leadership.class, run.leadership()))
-				.doFinally((signal) -> run.end());
+				.doFinally((signal) -> run.end(outcome(signal, run)));
 		});
 		return this.adapter.fromPublisher(eachSubscription);
+	}
+
+	/** A revocation that stopped the work completes it: that is a cancellation too. */
+	private static RunOutcome outcome(SignalType signal, ReactiveRun run) {
+		if (signal == SignalType.ON_ERROR) {
+			return RunOutcome.FAILED;
+		}
+		if (signal == SignalType.CANCEL || run.revoked().isDone()) {
+			return RunOutcome.CANCELLED;
+		}
+		return RunOutcome.SUCCEEDED;
 	}
 
 }

@@ -25,6 +25,12 @@ final class DurationBounds {
 	 */
 	static final Duration ONE_HOUR = Duration.ofHours(1);
 
+	/**
+	 * The longest age of a missed tick worth bounding: beyond it, leave the bound out
+	 * (any age).
+	 */
+	static final Duration ONE_YEAR = Duration.ofDays(366);
+
 	private DurationBounds() {
 	}
 

@@ -12,7 +12,10 @@ import io.github.leaderelection.aop.OnlyOnLeaderAdvisor;
 import io.github.leaderelection.aop.OnlyOnLeaderInterceptor;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.event.LeaderElectionEventConfiguration;
+import io.github.leaderelection.scheduling.LeaderOnlyScheduling;
+import io.github.leaderelection.scheduling.ScheduledJobs;
 import io.github.leaderelection.spi.LeaseStore;
+import io.micrometer.observation.ObservationRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +55,9 @@ import org.springframework.util.StringUtils;
 @EnableConfigurationProperties(LeaderElectionProperties.class)
 @Import({ SpringBootVersionCheck.class, JdbcBackendConfiguration.class, RedisBackendConfiguration.class,
 		ZookeeperBackendConfiguration.class, EtcdBackendConfiguration.class, InMemoryBackendConfiguration.class,
-		LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class, LeaderElectionEventConfiguration.class })
+		LeaderElectionAutoConfiguration.OnlyOnLeaderConfiguration.class,
+		LeaderElectionAutoConfiguration.LeaderOnlySchedulingConfiguration.class,
+		LeaderElectionEventConfiguration.class })
 public final class LeaderElectionAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionAutoConfiguration.class);
@@ -186,6 +191,30 @@ public final class LeaderElectionAutoConfiguration {
 			IllegalArgumentException ex, String action) {
 		return new LeaderElectionConfigurationException(
 				"Invalid value '" + value + "' for " + property + ": " + ex.getMessage(), action, ex);
+	}
+
+	/**
+	 * Scheduled {@code @OnlyOnLeader} methods claim each tick in the store before they
+	 * run, and the next leader catches up the ticks missed.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "leader-election.jobs.run-records", matchIfMissing = true)
+	static class LeaderOnlySchedulingConfiguration {
+
+		@Bean
+		ScheduledJobs leaderOnlyScheduledJobs(ObjectProvider<LeaderElectionRegistry> registry,
+				LeaderElectionProperties properties, Environment environment,
+				ConfigurableListableBeanFactory beanFactory, ObjectProvider<ObservationRegistry> observations) {
+			return new ScheduledJobs(registry::getObject, () -> properties.determineGroup(environment),
+					() -> properties.getJobs().toPolicy(), beanFactory,
+					() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+		}
+
+		@Bean
+		LeaderOnlyScheduling leaderOnlyScheduling(ScheduledJobs leaderOnlyScheduledJobs) {
+			return new LeaderOnlyScheduling(leaderOnlyScheduledJobs);
+		}
+
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.leaderelection.jobs.MissedTicks;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
@@ -90,6 +91,8 @@ public class LeaderElectionProperties implements InitializingBean {
 
 	private final Endpoint endpoint = new Endpoint();
 
+	private final Jobs jobs = new Jobs();
+
 	/**
 	 * Partitioned groups to join, by name, with their number of partitions (from 1 to
 	 * 10000): partition i of 'orders' is the group 'orders/i'. With balancing on, each
@@ -103,6 +106,10 @@ public class LeaderElectionProperties implements InitializingBean {
 
 	public Endpoint getEndpoint() {
 		return this.endpoint;
+	}
+
+	public Jobs getJobs() {
+		return this.jobs;
 	}
 
 	public Balance getBalance() {
@@ -164,6 +171,81 @@ public class LeaderElectionProperties implements InitializingBean {
 		public void setMaxRequestSize(DataSize maxRequestSize) {
 			this.maxRequestSize = maxRequestSize;
 		}
+
+	}
+
+	/**
+	 * Scheduled OnlyOnLeader methods: their runs recorded in the store, and the ticks
+	 * missed while no instance led.
+	 */
+	public static class Jobs {
+
+		/**
+		 * Whether each tick of a scheduled OnlyOnLeader method is claimed in the store
+		 * before it runs, so that it runs at most once across the instances, and its runs
+		 * are recorded there. When off, such a method is only gated: a tick can run twice
+		 * across a hand-over, and the ticks missed are not caught up.
+		 */
+		private boolean runRecords = true;
+
+		/**
+		 * What the next leader does with the ticks of a cron or fixed-rate OnlyOnLeader
+		 * method that passed while no instance led its group, unless the annotation says:
+		 * run the method once for all of them, as a Quartz cron trigger's 'fire once
+		 * now', or skip them.
+		 */
+		private MissedTicksAction missedTicks = MissedTicksAction.RUN_ONCE;
+
+		/**
+		 * How old the newest missed tick may be for the next leader to run it, unless the
+		 * annotation says. When not set, any age.
+		 */
+		private @Nullable Duration missedTickMaxAge;
+
+		public boolean isRunRecords() {
+			return this.runRecords;
+		}
+
+		public void setRunRecords(boolean runRecords) {
+			this.runRecords = runRecords;
+		}
+
+		public MissedTicksAction getMissedTicks() {
+			return this.missedTicks;
+		}
+
+		public void setMissedTicks(MissedTicksAction missedTicks) {
+			this.missedTicks = missedTicks;
+		}
+
+		public @Nullable Duration getMissedTickMaxAge() {
+			return this.missedTickMaxAge;
+		}
+
+		public void setMissedTickMaxAge(@Nullable Duration missedTickMaxAge) {
+			this.missedTickMaxAge = missedTickMaxAge;
+		}
+
+		/**
+		 * The policy these properties describe.
+		 * @return the policy of annotations that set none
+		 */
+		public MissedTicks toPolicy() {
+			return new MissedTicks(this.missedTicks == MissedTicksAction.RUN_ONCE, this.missedTickMaxAge);
+		}
+
+	}
+
+	/**
+	 * What the next leader does with the ticks missed while no instance led.
+	 */
+	public enum MissedTicksAction {
+
+		/** Run the method once, for all of them. */
+		RUN_ONCE,
+
+		/** Skip them. */
+		SKIP
 
 	}
 
@@ -307,6 +389,12 @@ public class LeaderElectionProperties implements InitializingBean {
 		DurationBounds.requirePositiveAtMost("leader-election.shutdown-timeout", this.shutdownTimeout,
 				DurationBounds.ONE_HOUR, "how long shutdown may wait for running @OnlyOnLeader methods before the "
 						+ "leases are released, for example 10s (the default)");
+		Duration maxAge = this.jobs.getMissedTickMaxAge();
+		if (maxAge != null) {
+			DurationBounds.requirePositiveAtMost("leader-election.jobs.missed-tick-max-age", maxAge,
+					DurationBounds.ONE_YEAR, "how old the newest missed tick may be for the next leader to run it, "
+							+ "for example 1h, or remove it for any age");
+		}
 		if (this.balance.getWeight() > MAX_BALANCE_WEIGHT) {
 			throw new LeaderElectionConfigurationException(
 					"Invalid value '" + this.balance.getWeight()

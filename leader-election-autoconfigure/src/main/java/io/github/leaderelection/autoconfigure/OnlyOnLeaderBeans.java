@@ -17,6 +17,8 @@ import java.util.stream.Collectors;
 
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.OnlyOnLeader;
+import io.github.leaderelection.aop.OnlyOnLeaderPointcut;
+import io.github.leaderelection.scheduling.MissedTickPolicies;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -197,6 +199,14 @@ final class OnlyOnLeaderBeans
 				problems.add(name(method) + " is final, so the class-based proxy cannot override it: it would run on "
 						+ "every instance");
 				fixes.add("Remove final from " + name(method) + " (in Kotlin, declare it open).");
+			}
+			OnlyOnLeader annotation = OnlyOnLeaderPointcut.find(method, type);
+			if (annotation != null) {
+				for (MissedTickPolicies.Problem problem : MissedTickPolicies.problems(method, annotation,
+						name(method))) {
+					problems.add(problem.problem());
+					fixes.add(problem.fix());
+				}
 			}
 		}
 		if (!problems.isEmpty()) {

@@ -74,17 +74,18 @@ class LeaderElectionPropertiesTests {
 					"leader-election.balance.enabled", "leader-election.balance.weight",
 					"leader-election.balance.preferred-leaders", "leader-election.partitions",
 					"leader-election.endpoint.max-actions-per-group", "leader-election.endpoint.action-window",
-					"leader-election.endpoint.max-request-size", "leader-election.jdbc.table-name",
-					"leader-election.jdbc.initialize-schema", "leader-election.jdbc.notifications",
-					"leader-election.jdbc.fail-fast", "leader-election.jdbc.allow-in-memory-database",
-					"leader-election.redis.key-prefix", "leader-election.redis.replica-acks",
-					"leader-election.redis.replica-ack-timeout", "leader-election.zookeeper.connect-string",
-					"leader-election.zookeeper.session-timeout", "leader-election.zookeeper.connection-timeout",
-					"leader-election.zookeeper.base-path", "leader-election.zookeeper.auth",
-					"leader-election.zookeeper.acl", "leader-election.zookeeper.keep-leading-while-suspended",
-					"leader-election.etcd.endpoints", "leader-election.etcd.namespace", "leader-election.etcd.user",
-					"leader-election.etcd.password", "leader-election.etcd.ssl-bundle",
-					"leader-election.etcd.connect-timeout");
+					"leader-election.endpoint.max-request-size", "leader-election.jobs.run-records",
+					"leader-election.jobs.missed-ticks", "leader-election.jobs.missed-tick-max-age",
+					"leader-election.jdbc.table-name", "leader-election.jdbc.initialize-schema",
+					"leader-election.jdbc.notifications", "leader-election.jdbc.fail-fast",
+					"leader-election.jdbc.allow-in-memory-database", "leader-election.redis.key-prefix",
+					"leader-election.redis.replica-acks", "leader-election.redis.replica-ack-timeout",
+					"leader-election.zookeeper.connect-string", "leader-election.zookeeper.session-timeout",
+					"leader-election.zookeeper.connection-timeout", "leader-election.zookeeper.base-path",
+					"leader-election.zookeeper.auth", "leader-election.zookeeper.acl",
+					"leader-election.zookeeper.keep-leading-while-suspended", "leader-election.etcd.endpoints",
+					"leader-election.etcd.namespace", "leader-election.etcd.user", "leader-election.etcd.password",
+					"leader-election.etcd.ssl-bundle", "leader-election.etcd.connect-timeout");
 		}
 	}
 

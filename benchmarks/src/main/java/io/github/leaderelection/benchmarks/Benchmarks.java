@@ -35,7 +35,7 @@ import org.h2.tools.Server;
  * to the jar ({@code benchmarks/target/}).
  *
  * <pre>
- * java -jar benchmarks/target/benchmarks.jar quick|full [--only=gate,failover,load,scale,balance]
+ * java -jar benchmarks/target/benchmarks.jar quick|full [--only=gate,failover,load,scale,balance,runs]
  *     [--contenders=ours-redis,...] [--groups=10,1000,10000] [--balance-groups=100] [--balance-nodes=4]
  * </pre>
  *
@@ -60,12 +60,12 @@ public final class Benchmarks {
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0 || !Set.of("quick", "full").contains(args[0])) {
 			System.err.println("Usage: java -jar benchmarks/target/benchmarks.jar quick|full "
-					+ "[--only=gate,failover,load,scale,balance] [--contenders=ours-redis,...] [--groups=10,1000,10000] "
-					+ "[--balance-groups=100] [--balance-nodes=4]");
+					+ "[--only=gate,failover,load,scale,balance,runs] [--contenders=ours-redis,...] "
+					+ "[--groups=10,1000,10000] [--balance-groups=100] [--balance-nodes=4]");
 			System.exit(2);
 		}
 		boolean full = args[0].equals("full");
-		Set<String> sections = Set.of("gate", "failover", "load", "scale", "balance");
+		Set<String> sections = Set.of("gate", "failover", "load", "scale", "balance", "runs");
 		List<String> contenders = null;
 		List<Integer> scaleGroups = null;
 		int balanceGroups = 100;
@@ -128,6 +128,11 @@ public final class Benchmarks {
 			settings.put("storeLoadTiming", Timing.FAILOVER.toString());
 			settings.put("scaleTiming", Timing.DEFAULTS.toString());
 			settings.put("balanceTiming", Timing.DEFAULTS.toString());
+			settings.put("runsTiming", Timing.DEFAULTS.toString());
+			settings.put("runsShedLock",
+					"lock name the same every run, lockAtMostFor " + Runs.LOCK_AT_MOST_FOR.toSeconds()
+							+ " s, lockAtLeastFor 0; JDBC: JdbcTemplateLockProvider "
+							+ "usingDbTime(); Redis: RedisLockProvider (Spring Data Redis, Lettuce)");
 			settings
 				.put("comparableSettings", "SI lock registries: TTL / expireAfter = lease-duration, heartBeatMillis = "
 						+ "retry-period, busyWait 50 ms and idleBetweenTries 100 ms (defaults); SI ZooKeeper and our "
@@ -197,6 +202,19 @@ public final class Benchmarks {
 				for (String id : pick(BALANCE, contenders)) {
 					section("balance " + id + " (" + groups + " groups, " + nodes + " nodes)", load,
 							() -> rows.add(Balance.run(Contender.parse(id), groups, nodes, Timing.DEFAULTS, logDir)));
+				}
+			}
+			if (sections.contains("runs")) {
+				List<Map<String, Object>> rows = new ArrayList<>();
+				results.put("runs", rows);
+				int warmUp = full ? 2000 : 200;
+				int runs = full ? 10000 : 1000;
+				for (Store store : Runs.STORES) {
+					if (contenders != null && !contenders.contains("ours-" + store.id())) {
+						continue;
+					}
+					section("runs " + store.id() + " (" + runs + " runs)", load,
+							() -> rows.add(Runs.run(store, warmUp, runs)));
 				}
 			}
 		}
@@ -306,10 +324,10 @@ public final class Benchmarks {
 		Path jar = Path.of(classPath.split(java.io.File.pathSeparator)[0]);
 		Path lib = jar.toAbsolutePath().getParent().resolve("lib");
 		List<String> wanted = List.of("leader-election-core", "shedlock-spring", "shedlock-provider-jdbc-template",
-				"spring-integration-core", "spring-integration-jdbc", "spring-integration-redis",
-				"spring-integration-zookeeper", "curator-recipes", "zookeeper", "jetcd-core", "lettuce-core",
-				"spring-data-redis", "spring-core", "spring-boot", "mariadb-java-client", "postgresql", "h2",
-				"HikariCP", "jmh-core");
+				"shedlock-provider-redis-spring", "spring-integration-core", "spring-integration-jdbc",
+				"spring-integration-redis", "spring-integration-zookeeper", "curator-recipes", "zookeeper",
+				"jetcd-core", "lettuce-core", "spring-data-redis", "spring-core", "spring-boot", "mariadb-java-client",
+				"postgresql", "h2", "HikariCP", "jmh-core");
 		try (var files = Files.list(lib)) {
 			for (String name : files.map((p) -> p.getFileName().toString()).sorted().toList()) {
 				for (String artifact : wanted) {

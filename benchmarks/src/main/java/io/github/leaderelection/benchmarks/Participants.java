@@ -76,6 +76,44 @@ final class Participants {
 		};
 	}
 
+	/**
+	 * This starter's store on the store given, as a node uses it.
+	 * @param resources where the clients and pools to close after the store go, in the
+	 * order to close them
+	 */
+	static LeaseStore leaseStore(Store storeKind, Timing timing, List<Object> resources) {
+		return switch (storeKind) {
+			case MARIADB, POSTGRESQL, H2 -> {
+				// The engine's two store threads, and on PostgreSQL the connection
+				// that listens.
+				DataSource dataSource = storeKind.dataSource(3);
+				JdbcLeaseStore jdbc = new JdbcLeaseStore(dataSource, Store.OURS_TABLE);
+				resources.add(jdbc); // before the pool: it gives the listening
+										// connection back
+				resources.add(dataSource);
+				jdbc.createTableIfMissing();
+				yield jdbc;
+			}
+			case REDIS -> {
+				LettuceConnectionFactory factory = redis();
+				RedisLeaseStore redis = new RedisLeaseStore(factory, Store.REDIS_OURS_PREFIX);
+				resources.add(redis);
+				resources.add(factory);
+				yield redis;
+			}
+			case ETCD -> {
+				Client client = Client.builder().endpoints(Store.etcdEndpoint()).build();
+				resources.add(client);
+				yield new EtcdLeaseStore(client, Store.ETCD_OURS_NAMESPACE);
+			}
+			case ZOOKEEPER -> {
+				CuratorFramework client = curator(timing);
+				resources.add(client);
+				yield new ZookeeperLeaseStore(client, Store.ZK_OURS_BASE, false);
+			}
+		};
+	}
+
 	static LettuceConnectionFactory redis() {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(Store.redisHost(), Store.redisPort()));
@@ -91,7 +129,7 @@ final class Participants {
 		return client;
 	}
 
-	private static void closeQuietly(Object resource) {
+	static void closeQuietly(Object resource) {
 		try {
 			if (resource instanceof AutoCloseable closeable) {
 				closeable.close();
@@ -121,36 +159,7 @@ final class Participants {
 		Ours(Store storeKind, String candidateId, List<String> groups, Timing timing, int balanceWeight,
 				Events events) {
 			this.events = events;
-			LeaseStore lease = switch (storeKind) {
-				case MARIADB, POSTGRESQL, H2 -> {
-					// The engine's two store threads, and on PostgreSQL the connection
-					// that listens.
-					DataSource dataSource = storeKind.dataSource(3);
-					JdbcLeaseStore jdbc = new JdbcLeaseStore(dataSource, Store.OURS_TABLE);
-					this.resources.add(jdbc); // before the pool: it gives the listening
-												// connection back
-					this.resources.add(dataSource);
-					jdbc.createTableIfMissing();
-					yield jdbc;
-				}
-				case REDIS -> {
-					LettuceConnectionFactory factory = redis();
-					RedisLeaseStore redis = new RedisLeaseStore(factory, Store.REDIS_OURS_PREFIX);
-					this.resources.add(redis);
-					this.resources.add(factory);
-					yield redis;
-				}
-				case ETCD -> {
-					Client client = Client.builder().endpoints(Store.etcdEndpoint()).build();
-					this.resources.add(client);
-					yield new EtcdLeaseStore(client, Store.ETCD_OURS_NAMESPACE);
-				}
-				case ZOOKEEPER -> {
-					CuratorFramework client = curator(timing);
-					this.resources.add(client);
-					yield new ZookeeperLeaseStore(client, Store.ZK_OURS_BASE, false);
-				}
-			};
+			LeaseStore lease = leaseStore(storeKind, timing, this.resources);
 			this.store = new CountingLeaseStore(lease);
 			LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(this.store);
 			if (balanceWeight > 0) {

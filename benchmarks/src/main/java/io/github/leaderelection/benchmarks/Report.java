@@ -158,6 +158,16 @@ final class Report {
 										number(kill.get("periodsAfterKill"))));
 			}
 		}
+		for (Map<String, Object> row : rows(results, "runs")) {
+			Map<String, Object> shedLock = map(row.get("shedLock"));
+			if (shedLock.isEmpty()) {
+				continue;
+			}
+			double ours = number(map(row.get("ours")).get("meanMs"));
+			double theirs = number(shedLock.get("meanMs"));
+			goal(goals, "A run's claim and record cost at most ShedLock's lock and unlock (" + row.get("label")
+					+ ", mean per run)", ours <= theirs, fmt("%.3f ms vs %.3f ms", ours, theirs));
+		}
 		return goals;
 	}
 
@@ -375,6 +385,29 @@ final class Report {
 			}
 			md.append('\n');
 		}
+		List<Map<String, Object>> runs = rows(results, "runs");
+		if (!runs.isEmpty()) {
+			md.append("### 6. Run records: cost per run (one leader, runs one after another; ")
+				.append(Timing.DEFAULTS)
+				.append(")\n\n");
+			md.append("| store | who | per run: mean / p50 / p99 (ms) | runs/s | server requests per run | runs "
+					+ "refused |\n|---|---|---|---:|---:|---:|\n");
+			for (Map<String, Object> row : runs) {
+				runRow(md, row.get("label"), "this starter: claim + finish", map(row.get("ours")));
+				Map<String, Object> shedLock = map(row.get("shedLock"));
+				if (shedLock.isEmpty()) {
+					md.append("| ")
+						.append(row.get("label"))
+						.append(" | ShedLock: lock + unlock | not measured: ")
+						.append(row.get("shedLockNote"))
+						.append(" | | | |\n");
+				}
+				else {
+					runRow(md, row.get("label"), "ShedLock: lock + unlock", shedLock);
+				}
+			}
+			md.append('\n');
+		}
 		List<Map<String, Object>> goals = rows(results, "goals");
 		if (!goals.isEmpty()) {
 			md.append("### Goals\n\n| goal | met | measured |\n|---|---|---|\n");
@@ -404,6 +437,24 @@ final class Report {
 				.append(" |\n");
 		}
 		return md.toString();
+	}
+
+	private static void runRow(StringBuilder md, Object store, String who, Map<String, Object> figures) {
+		double requests = number(figures.get("serverRequestsPerRun"));
+		md.append("| ")
+			.append(store)
+			.append(" | ")
+			.append(who)
+			.append(" | ")
+			.append(fmt("%.3f / %.3f / %.3f", number(figures.get("meanMs")), number(figures.get("p50Ms")),
+					number(figures.get("p99Ms"))))
+			.append(" | ")
+			.append(fmt("%,.0f", number(figures.get("runsPerSecond"))))
+			.append(" | ")
+			.append(Double.isNaN(requests) ? "not counted" : fmt("%.2f", requests))
+			.append(" | ")
+			.append(figures.get("refused"))
+			.append(" |\n");
 	}
 
 	private static String loadAverage(Object uptime) {

@@ -1,5 +1,6 @@
 package io.github.leaderelection.benchmarks;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +65,62 @@ class BenchmarksSmokeTests {
 		assertThat(json).contains("\"mode\": \"quick\"").contains("\"error99\": null").contains("\"met\": true");
 		assertThat(Report.markdown(results)).contains("| Gate under 50 ns per call (leader) | met | 40.0 ns |")
 			.contains("| Gate at least 1,000x cheaper than ShedLock (leader call vs shedLockH2Runs) | met | 2000x |");
+	}
+
+	private static Runs.Side side(List<String> order, String name, int refuseEvery) {
+		int[] calls = { 0 };
+		return new Runs.Side() {
+
+			@Override
+			public boolean run() {
+				order.add(name);
+				return ++calls[0] % refuseEvery != 0;
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+	}
+
+	@Test
+	void runsAreTimedOneByOneAndSetBesideShedLock() throws Exception {
+		List<String> order = new ArrayList<>();
+		Runs.Side a = side(order, "a", 5);
+		Runs.Side b = side(order, "b", 1000);
+		List<Map<String, Object>> figures = Runs.time(List.of(a, b), 3, 120);
+		// 3 warm-up runs each, then blocks of 50 that alternate, b first in the second
+		// round.
+		assertThat(order).hasSize(246);
+		assertThat(order.subList(6, 56)).containsOnly("a");
+		assertThat(order.subList(56, 106)).containsOnly("b");
+		assertThat(order.subList(106, 156)).containsOnly("b");
+		assertThat(order.subList(206, 226)).containsOnly("a");
+		assertThat(figures.get(0).get("refused")).isEqualTo(24);
+		assertThat(figures.get(1).get("refused")).isEqualTo(0);
+		assertThat((Double) figures.get(0).get("p99Ms")).isGreaterThanOrEqualTo((Double) figures.get(0).get("p50Ms"));
+		// H2's requests are not counted, so no server is needed.
+		assertThat(Runs.requestsPerRun(Store.H2, () -> a, 10)).isNaN();
+		assertThat(Runs.shedLockMissing(Store.ETCD)).isNotNull();
+		assertThat(Runs.shedLockMissing(Store.REDIS)).isNull();
+		Map<String, Object> results = new LinkedHashMap<>();
+		Map<String, Object> mariadb = new LinkedHashMap<>();
+		mariadb.put("label", "MariaDB");
+		mariadb.put("ours", Runs.figures(List.of(1.0, 2.0), 0.003, 0, 4.0));
+		mariadb.put("shedLock", Runs.figures(List.of(0.5, 0.5), 0.001, 0, 2.0));
+		Map<String, Object> etcd = new LinkedHashMap<>();
+		etcd.put("label", "etcd");
+		etcd.put("ours", Runs.figures(List.of(1.0), 0.001, 0, 3.0));
+		etcd.put("shedLock", null);
+		etcd.put("shedLockNote", Runs.shedLockMissing(Store.ETCD));
+		results.put("runs", List.of(mariadb, etcd));
+		results.put("goals", Report.goals(results));
+		assertThat(Report.markdown(results))
+			.contains("| MariaDB | this starter: claim + finish | 1.500 / 1.000 / 2.000 | 667 | 4.00 | 0 |")
+			.contains("| etcd | ShedLock: lock + unlock | not measured: ")
+			.contains("| A run's claim and record cost at most ShedLock's lock and unlock (MariaDB, mean per run) "
+					+ "| **not met** | 1.500 ms vs 0.500 ms |");
 	}
 
 }

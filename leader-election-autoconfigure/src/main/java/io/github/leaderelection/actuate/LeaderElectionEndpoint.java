@@ -23,6 +23,7 @@ import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.LeaderInfo;
 import io.github.leaderelection.engine.GroupPhase;
 import io.github.leaderelection.engine.LeaderElectionEngine;
+import io.github.leaderelection.scheduling.ScheduledJobs;
 import io.github.leaderelection.Leadership;
 import io.github.leaderelection.RevocationReason;
 import io.github.leaderelection.actuate.ActionFailedException.Kind;
@@ -106,6 +107,8 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 
 	private final LeadershipHistory history;
 
+	private volatile @Nullable JobsView jobs;
+
 	/**
 	 * Creates an endpoint.
 	 * @param registry the elections to show
@@ -132,6 +135,14 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 		this.history = new LeadershipHistory(clock, LeadershipHistory.DEFAULT_SIZE);
 		this.actions = actions;
 		this.counter = counter;
+	}
+
+	/**
+	 * Shows the scheduled leader-only methods of each group.
+	 * @param jobs the jobs, or {@code null} for none
+	 */
+	void showJobs(@Nullable ScheduledJobs jobs) {
+		this.jobs = (jobs != null) ? new JobsView(jobs) : null;
 	}
 
 	@Override
@@ -335,7 +346,13 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 				state.leaseRemaining().map(GroupState::format).orElse(null), state.consecutiveFailures(),
 				!state.storeUnreachable(), state.sinceStoreAnswered().map(GroupState::format).orElse(null),
 				(participants != null) ? participants.ids() : null,
-				(participants != null) ? participants.answered() : null, this.history.of(election.group()));
+				(participants != null) ? participants.answered() : null, this.history.of(election.group()),
+				jobsOf(election.group()));
+	}
+
+	private List<JobsView.JobDescriptor> jobsOf(String group) {
+		JobsView view = this.jobs;
+		return (view != null) ? view.of(group) : List.of();
 	}
 
 	/**
@@ -426,13 +443,15 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 	 * shows those last listed, if any
 	 * @param history the group's last transitions as this instance saw them (at most
 	 * {@value LeadershipHistory#DEFAULT_SIZE}), oldest first
+	 * @param jobs the group's scheduled leader-only methods, with their last run
 	 */
 	public record GroupDescriptor(String role, @JsonInclude(Include.NON_NULL) @Nullable String phase,
 			String candidateId, @JsonInclude(Include.ALWAYS) @Nullable String leader,
 			@JsonInclude(Include.ALWAYS) @Nullable Long term, @Nullable String leaderSince, String backend,
 			@Nullable String leaseRemaining, int consecutiveFailures, boolean storeReachable, @Nullable String viewAge,
 			@Nullable List<String> participants, @JsonInclude(Include.NON_NULL) @Nullable Boolean participantsCurrent,
-			List<LeadershipTransition> history) implements OperationResponseBody {
+			List<LeadershipTransition> history,
+			@JsonInclude(Include.NON_EMPTY) List<JobsView.JobDescriptor> jobs) implements OperationResponseBody {
 
 	}
 

@@ -4,6 +4,7 @@ import java.time.Clock;
 
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.autoconfigure.LeaderElectionProperties;
+import io.github.leaderelection.scheduling.ScheduledJobs;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -34,13 +35,17 @@ public final class LeaderElectionEndpointConfiguration {
 	@ConditionalOnMissingBean
 	LeaderElectionEndpoint leaderElectionEndpoint(LeaderElectionRegistry registry,
 			ObjectProvider<LeaderElectionParticipants> participants,
-			ObjectProvider<LeaderElectionProperties> properties, ObjectProvider<OperatorActionCounter> counters) {
+			ObjectProvider<LeaderElectionProperties> properties, ObjectProvider<OperatorActionCounter> counters,
+			ObjectProvider<ScheduledJobs> jobs) {
 		LeaderElectionProperties.Endpoint limits = properties.getIfAvailable(LeaderElectionProperties::new)
 			.getEndpoint();
 		OperatorActionCounter counter = counters.getIfAvailable(() -> (group, action, outcome) -> {
 		});
-		return new LeaderElectionEndpoint(registry, participants.getIfUnique(), Clock.systemUTC(),
-				new OperatorActions(limits.getMaxActionsPerGroup(), limits.getActionWindow()), counter);
+		LeaderElectionEndpoint endpoint = new LeaderElectionEndpoint(registry, participants.getIfUnique(),
+				Clock.systemUTC(), new OperatorActions(limits.getMaxActionsPerGroup(), limits.getActionWindow()),
+				counter);
+		endpoint.showJobs(jobs.getIfAvailable());
+		return endpoint;
 	}
 
 	@Bean

@@ -1,8 +1,10 @@
 package io.github.leaderelection.metrics;
 
 import io.github.leaderelection.LeaderElectionRegistry;
+import io.github.leaderelection.scheduling.ScheduledJobs;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -19,6 +21,12 @@ public final class LeaderElectionMetricsConfiguration {
 	@ConditionalOnMissingBean
 	LeaderElectionMetrics leaderElectionMetrics(LeaderElectionRegistry registry) {
 		return new LeaderElectionMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnBean(ScheduledJobs.class)
+	LeaderOnlyJobMetrics leaderOnlyJobMetrics(ScheduledJobs jobs) {
+		return new LeaderOnlyJobMetrics(jobs);
 	}
 
 	@Bean

@@ -4,10 +4,14 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.Leadership;
@@ -64,6 +68,11 @@ public final class ScheduledJobs implements LeaderElectionListener {
 
 	private final List<ScheduledJob> jobs = new CopyOnWriteArrayList<>();
 
+	private final List<Consumer<ScheduledJob>> watchers = new CopyOnWriteArrayList<>();
+
+	/** The groups whose run records were read once at startup. */
+	private final Set<String> probedGroups = ConcurrentHashMap.newKeySet();
+
 	/**
 	 * @param registry the elections of the groups
 	 * @param defaultGroup the group of annotations that name none
@@ -84,6 +93,16 @@ public final class ScheduledJobs implements LeaderElectionListener {
 	/** The jobs found so far, in the order they were scheduled. */
 	public List<ScheduledJob> jobs() {
 		return List.copyOf(this.jobs);
+	}
+
+	/**
+	 * Applies an action to each job found so far and to each found later, such as
+	 * registering its meters.
+	 * @param action the action
+	 */
+	public synchronized void forEachJob(Consumer<ScheduledJob> action) {
+		this.watchers.add(action);
+		this.jobs.forEach(action);
 	}
 
 	/**
@@ -117,14 +136,43 @@ public final class ScheduledJobs implements LeaderElectionListener {
 					+ "leader-election.jobs.run-records=false to run " + method.description()
 					+ " without them (a tick may then run twice across a hand-over, or be lost)", ex);
 		}
+		if (this.probedGroups.add(group)) {
+			readOnce(job, method.description());
+		}
 		ScheduledJob scheduled = new ScheduledJob(job, method.description(), method.method().getName(), task, scheduler,
 				scheduler.getClock(), this.observations.get());
-		this.jobs.add(scheduled);
+		synchronized (this) {
+			this.jobs.add(scheduled);
+			this.watchers.forEach((watcher) -> watcher.accept(scheduled));
+		}
 		logger.debug("Scheduled {}", scheduled);
 		if (election.isLeader()) {
 			scheduled.catchUpSoon();
 		}
 		return scheduled;
+	}
+
+	/**
+	 * Reads a job's last run once at startup: a store that cannot keep the group's run
+	 * records as configured (a JDBC table missing) fails startup now, rather than every
+	 * tick of every leader-only method later; a store that does not answer now may later.
+	 */
+	private static void readOnce(LeaderOnlyJob job, String method) {
+		try {
+			job.lastRun();
+		}
+		catch (LeaderElectionException ex) {
+			if (ex.getCause() instanceof IllegalStateException misconfigured) {
+				throw new IllegalStateException("Cannot record the runs of " + method + " in group '" + job.group()
+						+ "': " + misconfigured.getMessage()
+						+ "\nOr set leader-election.jobs.run-records=false to run scheduled leader-only methods "
+						+ "without run records (a tick may then run twice across a hand-over, or be lost)", ex);
+			}
+			logger.warn(
+					"Could not read the run records of group '{}' at startup, so whether its scheduled leader-only "
+							+ "methods missed ticks is known only once the store answers: {}",
+					job.group(), ex.getMessage());
+		}
 	}
 
 	@Override

@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.Leadership;
+import io.github.leaderelection.OnlyOnLeader;
 import io.github.leaderelection.actuate.OutageLeaseStore;
 import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.leaderelection.autoconfigure.LeaderElectionMetricsAutoConfiguration;
@@ -19,10 +20,15 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,6 +50,27 @@ class LeaderElectionMetricsAutoConfigurationTests {
 	private final ApplicationContextRunner metricsContextRunner = this.contextRunner
 		.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
 				SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class));
+
+	@Test
+	void countsTheRunsOfScheduledLeaderOnlyMethodsThroughTheTimedStore() {
+		this.metricsContextRunner.withConfiguration(AutoConfigurations.of(TaskSchedulingAutoConfiguration.class))
+			.withUserConfiguration(EverySecondJob.class)
+			.run((context) -> {
+				ApplicationReady.publish(context);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				await().atMost(TIMEOUT)
+					.until(() -> meters.get(LeaderOnlyJobMetrics.RUNS)
+						.tags("group", "orders", "job", "everySecondJob.tick", "outcome", "succeeded")
+						.functionCounter()
+						.count() >= 2);
+				assertThat(meters.get(LeaderOnlyJobMetrics.CLAIMS).functionTimer().count()).isGreaterThanOrEqualTo(2);
+				assertThat(meters.get(LeaderOnlyJobMetrics.SKIPPED)
+					.tag("reason", "claim-failed")
+					.functionCounter()
+					.count()).isZero();
+				assertThat(meters.get(LeaderOnlyJobMetrics.CAUGHT_UP).functionCounter().count()).isZero();
+			});
+	}
 
 	@Test
 	void backsOffWithoutMeterRegistry() {
@@ -151,6 +178,26 @@ class LeaderElectionMetricsAutoConfigurationTests {
 		return meters.find("leader.election.store.requests")
 			.tags("group", "orders", "backend", "in-memory", "operation", operation, "outcome", outcome)
 			.timer();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class EverySecondJob {
+
+		@Bean
+		Job everySecondJob() {
+			return new Job();
+		}
+
+	}
+
+	public static class Job {
+
+		@OnlyOnLeader
+		@Scheduled(cron = "* * * * * *")
+		public void tick() {
+		}
+
 	}
 
 }

@@ -20,7 +20,8 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:sample-test;DB_CLOSE_DELAY=-1",
 		"leader-election.jdbc.allow-in-memory-database=true", "leader-election.lease-duration=3s",
-		"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms", "sample.job-interval=200ms" })
+		"leader-election.renew-deadline=2s", "leader-election.retry-period=500ms", "sample.job-interval=200ms",
+		"sample.report-cron=* * * * * *" })
 class SampleApplicationTests {
 
 	@Autowired
@@ -57,6 +58,27 @@ class SampleApplicationTests {
 		assertThat(lastRuns.get(0)).containsEntry("term", term)
 			.containsEntry("candidateId", this.election.candidateId())
 			.containsKey("ranAt");
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void theStatusPageShowsTheCronJobsLastRunInTheStore(CapturedOutput output) {
+		await().atMost(Duration.ofSeconds(20)).until(this.election::isLeader);
+		await().atMost(Duration.ofSeconds(20)).until(() -> reportJob().containsKey("lastRun"));
+		Map<String, Object> report = reportJob();
+		assertThat(report).containsEntry("schedule", "cron * * * * * *")
+			.containsKeys("caughtUp", "skippedAsAlreadyRun", "missedSkipped", "nextTick");
+		assertThat((Map<String, Object>) report.get("lastRun"))
+			.containsEntry("candidateId", this.election.candidateId())
+			.containsKeys("tick", "term", "outcome");
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> output.getOut().contains("Report ran as " + this.election.candidateId()));
+	}
+
+	@SuppressWarnings("unchecked")
+	private Map<String, Object> reportJob() {
+		List<Map<String, Object>> jobs = (List<Map<String, Object>>) this.status.status().get("jobs");
+		return jobs.stream().filter((job) -> "reportJob.report".equals(job.get("job"))).findFirst().orElseThrow();
 	}
 
 	@Test

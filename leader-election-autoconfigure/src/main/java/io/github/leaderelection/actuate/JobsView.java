@@ -29,22 +29,33 @@ final class JobsView {
 		this.jobs = jobs;
 	}
 
-	List<JobDescriptor> of(String group) {
+	/**
+	 * The jobs of a group, their last runs read from the store one after another while
+	 * {@code budget} lasts (each read within the store call timeout): a job read after it
+	 * ran out shows why instead.
+	 */
+	List<JobDescriptor> of(String group, Duration budget) {
+		long deadline = System.nanoTime() + budget.toNanos();
 		return this.jobs.jobs()
 			.stream()
 			.filter((job) -> job.job().group().equals(group))
-			.map(JobsView::describe)
+			.map((job) -> describe(job, deadline))
 			.toList();
 	}
 
-	private static JobDescriptor describe(ScheduledJob job) {
+	private static JobDescriptor describe(ScheduledJob job, long deadline) {
 		RunDescriptor lastRun = null;
 		String lastRunError = null;
-		try {
-			lastRun = job.job().lastRun().map(RunDescriptor::of).orElse(null);
+		if (System.nanoTime() - deadline >= 0) {
+			lastRunError = "Not read: this read of the endpoint spent its time on the store already";
 		}
-		catch (RuntimeException ex) {
-			lastRunError = ex.getMessage();
+		else {
+			try {
+				lastRun = job.job().lastRun().map(RunDescriptor::of).orElse(null);
+			}
+			catch (RuntimeException ex) {
+				lastRunError = ex.getMessage();
+			}
 		}
 		JobStats stats = job.stats();
 		Map<String, Long> runs = new LinkedHashMap<>();

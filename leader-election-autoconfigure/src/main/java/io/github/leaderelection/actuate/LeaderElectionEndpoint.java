@@ -352,7 +352,7 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 
 	private List<JobsView.JobDescriptor> jobsOf(String group) {
 		JobsView view = this.jobs;
-		return (view != null) ? view.of(group) : List.of();
+		return (view != null) ? view.of(group, readBudget()) : List.of();
 	}
 
 	/**

@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.core.task.TaskRejectedException;
 import org.springframework.scheduling.SchedulingAwareRunnable;
 import org.springframework.scheduling.TaskScheduler;
 
@@ -118,7 +119,14 @@ public final class ScheduledJob {
 		if (this.job.schedule() instanceof JobSchedule.FixedDelay) {
 			return;
 		}
-		this.scheduler.schedule(new CatchUp(), this.clock.instant());
+		try {
+			this.scheduler.schedule(new CatchUp(), this.clock.instant());
+		}
+		catch (TaskRejectedException ex) {
+			// The scheduler is shutting down: so is this instance, which catches up
+			// nothing.
+			logger.debug("Did not look for the ticks {} missed: the scheduler refused the task", this.method, ex);
+		}
 	}
 
 	private void catchUp() {

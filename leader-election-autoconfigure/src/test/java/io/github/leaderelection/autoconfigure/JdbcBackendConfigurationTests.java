@@ -22,6 +22,7 @@ import javax.sql.DataSource;
 import io.github.leaderelection.testing.ApplicationReady;
 import io.github.leaderelection.testing.TestDatabases;
 import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.OnlyOnLeader;
 import io.github.leaderelection.actuate.LeaderElectionHealthIndicator;
 import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.jdbc.JdbcLeaseStore;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
@@ -47,6 +49,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
 
 import static io.github.leaderelection.autoconfigure.LeaderElectionAutoConfigurationTests.analyze;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -157,6 +161,52 @@ class JdbcBackendConfigurationTests {
 		this.contextRunner
 			.withPropertyValues("spring.datasource.url=" + url, "leader-election.jdbc.initialize-schema=never")
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseStore.class));
+	}
+
+	@Test
+	void failsStartupWithTheStatementToRunWhenTheRunRecordsTableIsMissingAndAMethodIsScheduled() throws Exception {
+		String url = fileDatabaseUrl();
+		DataSource dataSource = h2(url);
+		new JdbcLeaseStore(dataSource).createTableIfMissing();
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute("DROP TABLE leader_election_runs");
+		}
+		this.contextRunner.withConfiguration(AutoConfigurations.of(TaskSchedulingAutoConfiguration.class))
+			.withUserConfiguration(ScheduledReport.class)
+			.withPropertyValues("spring.datasource.url=" + url, "leader-election.jdbc.initialize-schema=never")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure())
+					.hasMessageContaining("Cannot record the runs of Report.nightly()")
+					.hasMessageContaining("The table of run records leader_election_runs is missing")
+					.hasMessageContaining("CREATE TABLE IF NOT EXISTS leader_election_runs (")
+					.hasMessageContaining("leader-election.jobs.run-records=false");
+			});
+		this.contextRunner.withConfiguration(AutoConfigurations.of(TaskSchedulingAutoConfiguration.class))
+			.withUserConfiguration(ScheduledReport.class)
+			.withPropertyValues("spring.datasource.url=" + url, "leader-election.jdbc.initialize-schema=never",
+					"leader-election.jobs.run-records=false")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class ScheduledReport {
+
+		@Bean
+		Report report() {
+			return new Report();
+		}
+
+	}
+
+	public static class Report {
+
+		@OnlyOnLeader
+		@Scheduled(cron = "0 0 2 * * *")
+		public void nightly() {
+		}
+
 	}
 
 	@Test

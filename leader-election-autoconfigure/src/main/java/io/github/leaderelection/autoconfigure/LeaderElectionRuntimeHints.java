@@ -25,12 +25,18 @@ import org.springframework.util.ClassUtils;
  * operation's declared return type, which says nothing about the body when the operation
  * returns a {@code WebEndpointResponse} or {@code Object};</li>
  * <li>the PostgreSQL driver's {@code PGConnection}, which the JDBC store looks up by name
- * to decide whether it can listen for notifications.</li>
+ * to decide whether it can listen for notifications;</li>
+ * <li>the field of the task Spring wraps each scheduled task in, which the scheduled
+ * leader-only methods read to find the method a task calls.</li>
  * </ul>
  */
 class LeaderElectionRuntimeHints implements RuntimeHintsRegistrar {
 
 	static final String PG_CONNECTION = "org.postgresql.PGConnection";
+
+	static final String SCHEDULED_TASK = "org.springframework.scheduling.config.Task";
+
+	static final String OUTCOME_TRACKING_TASK = SCHEDULED_TASK + "$OutcomeTrackingRunnable";
 
 	private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
 
@@ -44,6 +50,9 @@ class LeaderElectionRuntimeHints implements RuntimeHintsRegistrar {
 			}
 		}
 		hints.reflection().registerType(TypeReference.of(PG_CONNECTION));
+		hints.reflection()
+			.registerType(TypeReference.of(OUTCOME_TRACKING_TASK),
+					(type) -> type.withField("runnable").onReachableType(TypeReference.of(SCHEDULED_TASK)));
 	}
 
 }

@@ -60,4 +60,11 @@ class LeaderElectionRuntimeHintsTests {
 			.accepts(this.hints);
 	}
 
+	@Test
+	void registersTheFieldOfTheTaskSpringWrapsScheduledTasksIn() throws ClassNotFoundException {
+		new LeaderElectionRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onFieldAccess(LeaderElectionRuntimeHints.OUTCOME_TRACKING_TASK, "runnable")).accepts(this.hints);
+	}
+
 }

@@ -2,6 +2,7 @@ package io.github.leaderelection;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -23,6 +24,13 @@ public interface RunRecords {
 	 * @return the run, or empty if the job has never run in the group
 	 */
 	Optional<RunRecord> lastRun(String job);
+
+	/**
+	 * Reads the last run of every job of the group, those of jobs that no instance
+	 * schedules any more included.
+	 * @return the runs in job-name order, empty if no job has run in the group
+	 */
+	List<RunRecord> all();
 
 	/**
 	 * Claims a run of a job under this instance's leadership, fenced by its lease: the

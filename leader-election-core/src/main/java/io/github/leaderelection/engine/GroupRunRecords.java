@@ -2,6 +2,7 @@ package io.github.leaderelection.engine;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -48,6 +49,11 @@ final class GroupRunRecords implements RunRecords {
 		Names.requireValid("job", job);
 		return this.calls.call("read the last run of job '" + job + "'",
 				() -> this.store.lastRun(this.group, job, this.callTimeout));
+	}
+
+	@Override
+	public List<RunRecord> all() {
+		return this.calls.call("read the last runs of the jobs", () -> this.store.runs(this.group, this.callTimeout));
 	}
 
 	@Override

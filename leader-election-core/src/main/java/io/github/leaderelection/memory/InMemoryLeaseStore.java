@@ -3,6 +3,7 @@ package io.github.leaderelection.memory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -128,6 +129,15 @@ public class InMemoryLeaseStore
 	@Override
 	public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
 		return Optional.ofNullable(this.runs.get(List.of(group, job)));
+	}
+
+	@Override
+	public List<RunRecord> runs(String group, Duration timeout) {
+		return this.runs.values()
+			.stream()
+			.filter((run) -> run.group().equals(group))
+			.sorted(Comparator.comparing(RunRecord::job))
+			.toList();
 	}
 
 	@Override

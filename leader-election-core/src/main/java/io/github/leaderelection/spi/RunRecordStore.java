@@ -1,6 +1,7 @@
 package io.github.leaderelection.spi;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 import io.github.leaderelection.RunOutcome;
@@ -34,6 +35,17 @@ public interface RunRecordStore {
 	 * @return the run, or empty when the job has never been claimed in the group
 	 */
 	Optional<RunRecord> lastRun(String group, String job, Duration timeout);
+
+	/**
+	 * Reads the last run of every job of a group: what shows the records of jobs that no
+	 * instance schedules any more. One record per job the group was ever claimed for, so
+	 * the answer is as large as the group's jobs, whatever the other groups hold.
+	 * @param group the group
+	 * @param timeout how long the call may take
+	 * @return the runs in job-name order ({@link String#compareTo}), empty when no job of
+	 * the group has been claimed
+	 */
+	List<RunRecord> runs(String group, Duration timeout);
 
 	/**
 	 * Claims a run: writes {@code run} as the job's last run, if the rules above allow.

@@ -2,6 +2,7 @@ package io.github.leaderelection.engine;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 import io.github.leaderelection.LeaderElectionException;
@@ -66,6 +67,18 @@ class RunRecordsTests {
 	}
 
 	@Test
+	void listsTheLastRunOfEveryJobTheGroupRanInJobOrder() {
+		Candidate a = this.engines.candidate("a", this.store);
+		this.time.advanceUntil(a.election()::isLeader, STEP, WAIT);
+		RunRecords runs = a.election().runRecords().orElseThrow();
+		assertThat(runs.all()).isEmpty();
+		RunRecord sweep = runs.claim("sweep", TICK, STARTED, Duration.ZERO).orElseThrow();
+		RunRecord report = runs.claim("report", TICK, STARTED, Duration.ZERO).orElseThrow();
+		assertThat(runs.finish(report, RunOutcome.FAILED, STARTED.plusSeconds(1))).isTrue();
+		assertThat(runs.all()).containsExactly(report.endedAs(RunOutcome.FAILED, STARTED.plusSeconds(1)), sweep);
+	}
+
+	@Test
 	void aFollowerClaimsNothing() {
 		Candidate a = this.engines.candidate("a", this.store);
 		this.time.advanceUntil(a.election()::isLeader, STEP, WAIT);
@@ -99,6 +112,9 @@ class RunRecordsTests {
 			.isThrownBy(() -> a.election().runRecords().orElseThrow().claim("report", TICK, STARTED, Duration.ZERO))
 			.withMessageContaining("claim tick " + TICK + " of job 'report' in group '" + GROUP + "'")
 			.withMessageContaining("connection refused");
+		assertThatExceptionOfType(LeaderElectionException.class)
+			.isThrownBy(() -> a.election().runRecords().orElseThrow().all())
+			.withMessageContaining("read the last runs of the jobs in group '" + GROUP + "'");
 	}
 
 	@Test
@@ -117,6 +133,11 @@ class RunRecordsTests {
 
 		@Override
 		public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
+			throw new IllegalStateException("connection refused");
+		}
+
+		@Override
+		public List<RunRecord> runs(String group, Duration timeout) {
 			throw new IllegalStateException("connection refused");
 		}
 

@@ -180,6 +180,35 @@ public abstract class RunRecordStoreContractTests {
 	}
 
 	@Test
+	void listsEveryJobsLastRunOfTheGroupInJobOrder() {
+		String group = newGroup();
+		// A group whose name starts with the other's: a store that lists by a key or path
+		// prefix must not take its runs for the other group's.
+		String longer = group + "-eu";
+		Lease lease = acquire(this.store, group, "a", LIVE);
+		Lease longerLease = acquire(this.store, longer, "a", LIVE);
+		RunRecord sweep = run(lease, "sweep", TICK);
+		RunRecord report = run(lease, "report", TICK);
+		assertThat(this.runs.claimRun(lease, sweep, Duration.ZERO, TIMEOUT)).isTrue();
+		assertThat(this.runs.claimRun(lease, report, Duration.ZERO, TIMEOUT)).isTrue();
+		assertThat(this.runs.claimRun(longerLease, run(longerLease, "audit", TICK), Duration.ZERO, TIMEOUT)).isTrue();
+		RunRecord ended = report.endedAs(RunOutcome.FAILED, STARTED.plusSeconds(2));
+		assertThat(this.runs.finishRun(ended, TIMEOUT)).isTrue();
+		RunRecord next = run(lease, "sweep", TICK + 60_000);
+		assertThat(this.runs.claimRun(lease, next, Duration.ZERO, TIMEOUT)).isTrue();
+		assertThat(this.runs.runs(group, TIMEOUT)).containsExactly(ended, next);
+		assertThat(this.runs.runs(longer, TIMEOUT)).extracting(RunRecord::job).containsExactly("audit");
+	}
+
+	@Test
+	void listsNothingForAGroupWithoutRuns() {
+		String group = newGroup();
+		assertThat(this.runs.runs(group, TIMEOUT)).as("a group never led").isEmpty();
+		acquire(this.store, group, "a", LIVE);
+		assertThat(this.runs.runs(group, TIMEOUT)).as("a group led, whose jobs never ran").isEmpty();
+	}
+
+	@Test
 	void aTickClaimedAtOnceByManyCallersIsClaimedOnce() throws Exception {
 		String group = newGroup();
 		Lease lease = acquire(this.store, group, "a", LIVE);

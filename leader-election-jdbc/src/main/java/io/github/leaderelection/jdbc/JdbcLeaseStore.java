@@ -391,6 +391,12 @@ public class JdbcLeaseStore
 	}
 
 	@Override
+	public List<RunRecord> runs(String group, Duration timeout) {
+		return executeOnRuns("read the last runs of the jobs of", group, timeout,
+				(connection, sql) -> JdbcRunRecords.runs(connection, sql, group, timeout));
+	}
+
+	@Override
 	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
 		return executeOnRuns("claim tick " + run.tick() + " of job '" + run.job() + "' of", lease.group(), timeout,
 				(connection, sql) -> JdbcRunRecords.claimRun(connection, sql, lease, run, minInterval, timeout));

@@ -6,6 +6,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -31,6 +34,21 @@ final class JdbcRunRecords {
 	static Optional<RunRecord> lastRun(Connection connection, RunRecordSql sql, String group, String job,
 			Duration timeout) throws SQLException {
 		return readRun(connection, sql.read(), group, job, timeout);
+	}
+
+	static List<RunRecord> runs(Connection connection, RunRecordSql sql, String group, Duration timeout)
+			throws SQLException {
+		List<RunRecord> runs = new ArrayList<>();
+		try (PreparedStatement statement = prepare(connection, sql.readGroup(), timeout, group);
+				ResultSet rows = statement.executeQuery()) {
+			while (rows.next()) {
+				runs.add(run(group, rows.getString(1), rows, 1));
+			}
+		}
+		// The database orders by its collation (MariaDB's default ignores case), the
+		// contract by String.compareTo; the rows come nearly sorted already.
+		runs.sort(Comparator.comparing(RunRecord::job));
+		return runs;
 	}
 
 	static boolean claimRun(Connection connection, RunRecordSql sql, Lease lease, RunRecord run, Duration minInterval,
@@ -69,14 +87,17 @@ final class JdbcRunRecords {
 			Duration timeout) throws SQLException {
 		try (PreparedStatement statement = prepare(connection, query, timeout, group, job);
 				ResultSet row = statement.executeQuery()) {
-			if (!row.next()) {
-				return Optional.empty();
-			}
-			long ended = row.getLong(5);
-			Instant endedAt = row.wasNull() ? null : Instant.ofEpochMilli(ended);
-			return Optional.of(new RunRecord(group, job, row.getLong(1), row.getString(2), row.getLong(3),
-					Instant.ofEpochMilli(row.getLong(4)), endedAt, RunOutcome.valueOf(row.getString(6))));
+			return row.next() ? Optional.of(run(group, job, row, 0)) : Optional.empty();
 		}
+	}
+
+	/** The run in the row's columns of a run, from the one after {@code skipped}. */
+	private static RunRecord run(String group, String job, ResultSet row, int skipped) throws SQLException {
+		long ended = row.getLong(skipped + 5);
+		Instant endedAt = row.wasNull() ? null : Instant.ofEpochMilli(ended);
+		return new RunRecord(group, job, row.getLong(skipped + 1), row.getString(skipped + 2), row.getLong(skipped + 3),
+				Instant.ofEpochMilli(row.getLong(skipped + 4)), endedAt,
+				RunOutcome.valueOf(row.getString(skipped + 6)));
 	}
 
 	private static boolean exists(Connection connection, String query, Duration timeout, Object... parameters)

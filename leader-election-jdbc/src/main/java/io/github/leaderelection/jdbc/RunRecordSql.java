@@ -15,13 +15,14 @@ import java.util.function.UnaryOperator;
  * expired
  * @param lockRun reads and locks the job's row
  * @param read reads the job's row
+ * @param readGroup reads the rows of every job of the group, by job name
  * @param insert writes the job's first row
  * @param update replaces the job's row with a later run
  * @param finish writes the end of the run the job's row still has
  * @param verify checks that the table has the columns
  */
-record RunRecordSql(String table, String ddl, String lockLease, String lockRun, String read, String insert,
-		String update, String finish, String verify) {
+record RunRecordSql(String table, String ddl, String lockLease, String lockRun, String read, String readGroup,
+		String insert, String update, String finish, String verify) {
 
 	private static final String DDL = """
 			CREATE TABLE IF NOT EXISTS {runs} (
@@ -46,6 +47,9 @@ record RunRecordSql(String table, String ddl, String lockLease, String lockRun, 
 
 	private static final String READ = "SELECT " + COLUMNS + " FROM {runs} WHERE group_name = ? AND job_name = ?";
 
+	private static final String READ_GROUP = "SELECT job_name, " + COLUMNS + " FROM {runs} WHERE group_name = ? "
+			+ "ORDER BY job_name";
+
 	// A claimed run has not ended: ended_ms is written NULL as a literal, not bound.
 	private static final String INSERT = "INSERT INTO {runs} (group_name, job_name, " + COLUMNS
 			+ ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?)";
@@ -69,7 +73,8 @@ record RunRecordSql(String table, String ddl, String lockLease, String lockRun, 
 			.replace("{leases}", leasesTable)
 			.replace("{now}", dialect.nowMillis());
 		return new RunRecordSql(runs, ddl(runs), render.apply(LOCK_LEASE), render.apply(LOCK_RUN), render.apply(READ),
-				render.apply(INSERT), render.apply(UPDATE), render.apply(FINISH), render.apply(VERIFY));
+				render.apply(READ_GROUP), render.apply(INSERT), render.apply(UPDATE), render.apply(FINISH),
+				render.apply(VERIFY));
 	}
 
 }

@@ -271,11 +271,38 @@ enum LeaseScripts {
 			"""),
 
 	/**
-	 * KEYS: the lease and the record of the group, and the job's run record; ARGV:
-	 * holder, term, tick, the least milliseconds since the last tick, started, outcome.
+	 * KEYS: the group's index of jobs (see {@link #CLAIM_RUN}); ARGV: the prefix of the
+	 * group's run record keys, to which a job's name is appended. Returns, for each job
+	 * of the index whose run record exists, its name and the six fields {@link #READ_RUN}
+	 * returns, one job after another in no particular order.
+	 *
+	 * <p>
+	 * The run records are read by keys the script builds, not by keys it is given: the
+	 * caller does not know the jobs before the index is read, and two scripts would let a
+	 * claim in between list a job without its run. Those keys share the index's hash tag,
+	 * so they are in its slot on a Cluster, the slot the script is sent to.
+	 */
+	READ_RUNS("""
+			local runs = {}
+			for _, job in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+			  local r = redis.call('HMGET', ARGV[1] .. job, 'tick', 'holder', 'term', 'started', 'ended', 'outcome')
+			  if r[1] then
+			    for _, field in ipairs({job, r[1], r[2], r[3], r[4], r[5] or '', r[6]}) do
+			      runs[#runs + 1] = field
+			    end
+			  end
+			end
+			return runs
+			"""),
+
+	/**
+	 * KEYS: the lease and the record of the group, the job's run record, and the group's
+	 * index of jobs, a set of the names of its jobs that have run records; ARGV: holder,
+	 * term, tick, the least milliseconds since the last tick, started, outcome, job.
 	 * Writes the run only while the live lease and the record have the holder and term,
 	 * and only for a tick later than the last one's by at least that much, from a term no
-	 * older. Returns {@code {1}} if claimed, else {@code {0}}.
+	 * older, and adds the job to the index. Returns {@code {1}} if claimed, else
+	 * {@code {0}}.
 	 */
 	CLAIM_RUN("""
 			local holder, term, tick = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -292,6 +319,7 @@ enum LeaseScripts {
 			redis.call('DEL', KEYS[3])
 			redis.call('HSET', KEYS[3], 'tick', ARGV[3], 'holder', holder, 'term', ARGV[2], 'started', ARGV[5],
 			  'outcome', ARGV[6])
+			redis.call('SADD', KEYS[4], ARGV[7])
 			return {1}
 			"""),
 
@@ -478,7 +506,7 @@ enum LeaseScripts {
 	 */
 	boolean wrote(List<Object> reply) {
 		return switch (this) {
-			case READ, READ_ALL -> false;
+			case READ, READ_ALL, READ_RUN, READ_RUNS -> false;
 			case RENEW_ALL, ACQUIRE_ALL, RELEASE_ALL -> !reply.isEmpty();
 			default -> !reply.isEmpty() && !Long.valueOf(0).equals(reply.get(0));
 		};

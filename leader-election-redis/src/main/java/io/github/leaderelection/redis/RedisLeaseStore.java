@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -403,14 +404,23 @@ public class RedisLeaseStore
 	public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
 		List<Object> reply = call("read the last run of job '" + job + "' of", group, timeout, false)
 			.run(LeaseScripts.READ_RUN, new LeaseCalls.Script(List.of(runKey(group, job)), List.of()));
-		if (reply.isEmpty()) {
-			return Optional.empty();
+		return reply.isEmpty() ? Optional.empty() : Optional.of(run(group, job, reply));
+	}
+
+	/**
+	 * Lists the group's runs with one script, which reads the group's index of jobs and
+	 * the run record of each: all keys of the group, so one slot on a Cluster.
+	 */
+	@Override
+	public List<RunRecord> runs(String group, Duration timeout) {
+		List<Object> reply = call("read the last runs of the jobs of", group, timeout, false).run(
+				LeaseScripts.READ_RUNS, new LeaseCalls.Script(List.of(key(group, "runs")), List.of(runKey(group, ""))));
+		List<RunRecord> runs = new ArrayList<>(reply.size() / 7);
+		for (int i = 0; i + 7 <= reply.size(); i += 7) {
+			runs.add(run(group, text(reply.get(i)), reply.subList(i + 1, i + 7)));
 		}
-		String ended = text(reply.get(4));
-		return Optional.of(new RunRecord(group, job, Long.parseLong(text(reply.get(0))), text(reply.get(1)),
-				Long.parseLong(text(reply.get(2))), Instant.ofEpochMilli(Long.parseLong(text(reply.get(3)))),
-				ended.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(ended)),
-				RunOutcome.valueOf(text(reply.get(5)))));
+		runs.sort(Comparator.comparing(RunRecord::job));
+		return runs;
 	}
 
 	/**
@@ -425,13 +435,13 @@ public class RedisLeaseStore
 		}
 		LeaseCalls.Call call = call("claim tick " + run.tick() + " of job '" + run.job() + "' of", run.group(), timeout,
 				this.waitsForReplicas);
-		List<String> keys = List.of(key(run.group(), "lease"), key(run.group(), "term"),
-				runKey(run.group(), run.job()));
+		List<String> keys = List.of(key(run.group(), "lease"), key(run.group(), "term"), runKey(run.group(), run.job()),
+				key(run.group(), "runs"));
 		boolean claimed = isOne(call.run(LeaseScripts.CLAIM_RUN,
 				new LeaseCalls.Script(keys,
 						List.of(run.holder(), Long.toString(run.term()), Long.toString(run.tick()),
 								Long.toString(minInterval.toMillis()), Long.toString(run.started().toEpochMilli()),
-								run.outcome().name()))));
+								run.outcome().name(), run.job()))));
 		if (claimed && !call.replicated()) {
 			throw call.notReplicated();
 		}
@@ -562,6 +572,15 @@ public class RedisLeaseStore
 
 	private String seenLeaseLeft(String group) {
 		return Long.toString(this.seenTerms.seenLeaseLeft(group).toMillis());
+	}
+
+	/** The run in the six fields that {@link LeaseScripts#READ_RUN} returns. */
+	private static RunRecord run(String group, String job, List<Object> fields) {
+		String ended = text(fields.get(4));
+		return new RunRecord(group, job, Long.parseLong(text(fields.get(0))), text(fields.get(1)),
+				Long.parseLong(text(fields.get(2))), Instant.ofEpochMilli(Long.parseLong(text(fields.get(3)))),
+				ended.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(ended)),
+				RunOutcome.valueOf(text(fields.get(5))));
 	}
 
 	private static String text(Object reply) {

@@ -22,6 +22,7 @@ import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.store.LeaseStoreContractTests;
+import io.github.leaderelection.test.store.RunRecordStoreContractTests;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.event.command.CommandFailedEvent;
 import io.lettuce.core.event.command.CommandListener;
@@ -29,6 +30,7 @@ import io.lettuce.core.event.command.CommandStartedEvent;
 import io.lettuce.core.event.command.CommandSucceededEvent;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -42,7 +44,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Contract tests for {@link RedisLeaseStore} on a Redis Cluster of the test's own: three
  * masters with one replica each, all local {@code redis-server} processes, reached
- * through a Lettuce cluster connection.
+ * through a Lettuce cluster connection. The run record contract runs on the same Cluster
+ * ({@link RunRecords}).
  */
 class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 
@@ -276,6 +279,20 @@ class RedisClusterLeaseStoreTests extends LeaseStoreContractTests {
 			assertThat(read.get(group).holder()).as(group).isEqualTo("a");
 			assertThat(read.get(group).term()).as(group).isEqualTo(taken.get(group).term());
 		}
+	}
+
+	/**
+	 * The run record contract on the Cluster: a script that lists a group's runs reads
+	 * keys it was not given, which the Cluster accepts only in the script's slot.
+	 */
+	@Nested
+	class RunRecords extends RunRecordStoreContractTests {
+
+		@Override
+		protected LeaseStore createStore() {
+			return new RedisLeaseStore(factory, PREFIX);
+		}
+
 	}
 
 	private static List<String> newGroups(String prefix, int count) {

@@ -76,6 +76,7 @@ class RedisLeastRightsTests {
 				assertThat(store.finishRun(run.endedAs(RunOutcome.SUCCEEDED, Instant.ofEpochMilli(2_000)), TIMEOUT))
 					.isTrue();
 				assertThat(store.lastRun("billing", "report", TIMEOUT)).isPresent();
+				assertThat(store.runs("billing", TIMEOUT)).extracting(RunRecord::job).containsExactly("report");
 				store.forceLeader("billing", "b", TIMEOUT);
 				store.clear("shipping", TIMEOUT);
 				assertThat(store.keepCandidateAlive("a", 1, LEASE, TIMEOUT)).containsKey("a");

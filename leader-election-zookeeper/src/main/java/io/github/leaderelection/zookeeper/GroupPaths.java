@@ -51,9 +51,14 @@ final class GroupPaths {
 		return candidates() + "/" + node;
 	}
 
+	/** The parent of the run records of a group's jobs. */
+	String runs(String group) {
+		return this.basePath + "/" + RUNS + "/" + encode(group);
+	}
+
 	/** The node of a job's run record in a group. */
 	String run(String group, String job) {
-		return this.basePath + "/" + RUNS + "/" + encode(group) + "/" + encode(job);
+		return runs(group) + "/" + encode(job);
 	}
 
 	/** Whether a child of a group node is a candidate's queue node. */

@@ -3,8 +3,12 @@ package io.github.leaderelection.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 import io.github.leaderelection.RunOutcome;
 import io.github.leaderelection.RunRecord;
@@ -12,6 +16,8 @@ import io.github.leaderelection.spi.Lease;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -20,8 +26,19 @@ import org.apache.zookeeper.data.Stat;
  * multi-operation that holds the checks of a renewal (the holder's queue node exists, the
  * group node has the lease's version) and writes the run node on the version it read, so
  * it commits only while the lease is held and nobody else wrote the run since.
+ *
+ * <p>
+ * A group's runs are listed from the children of {@link GroupPaths#runs}, then the data
+ * of all of them with read-only multi-operations sent at once: one round trip for the
+ * children and one for the data, however many jobs.
  */
 final class RunNodes {
+
+	/**
+	 * The most that the answer to reading one run may take: the run's fields, a holder of
+	 * up to 255 characters of three UTF-8 bytes each, the stat and the result's header.
+	 */
+	private static final int RUN_BYTES = 1024;
 
 	private final CuratorCalls zookeeper;
 
@@ -34,6 +51,45 @@ final class RunNodes {
 
 	Optional<RunRecord> read(String group, String job, long deadline) throws Exception {
 		return read(group, job, new Stat(), deadline);
+	}
+
+	/**
+	 * Reads the run of every job of the group.
+	 * @return the runs in job-name order
+	 */
+	List<RunRecord> list(String group, long deadline) throws Exception {
+		String parent = this.paths.runs(group);
+		CuratorEvent children = this.zookeeper.getChildren(parent, deadline);
+		if (!CuratorCalls.isOk(children)) {
+			return List.of();
+		}
+		// By job name: the nodes' order (encoded, as the server lists them) is not the
+		// names'. A node that no job name encodes to is not this store's.
+		SortedMap<String, String> jobs = new TreeMap<>();
+		for (String child : children.getChildren()) {
+			String job = GroupPaths.decode(child);
+			if (job != null) {
+				jobs.put(job, parent + "/" + child);
+			}
+		}
+		List<Op> reads = new ArrayList<>(jobs.size());
+		int longestPath = 0;
+		for (String path : jobs.values()) {
+			reads.add(this.zookeeper.readData(path));
+			longestPath = Math.max(longestPath, path.length());
+		}
+		// Within half a packet both ways: a request holds the paths, an answer the runs.
+		int perRequest = Math.max(1, this.zookeeper.batchBytes() / (RUN_BYTES + longestPath));
+		List<OpResult> results = this.zookeeper.read(reads, perRequest, deadline);
+		List<RunRecord> runs = new ArrayList<>(jobs.size());
+		int index = 0;
+		for (String job : jobs.keySet()) {
+			// A node deleted since the children were read is a job without a run.
+			if (results.get(index++) instanceof OpResult.GetDataResult data) {
+				runs.add(parse(group, job, data.getData()));
+			}
+		}
+		return runs;
 	}
 
 	/**

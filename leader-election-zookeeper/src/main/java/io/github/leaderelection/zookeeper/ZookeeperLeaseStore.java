@@ -405,6 +405,12 @@ public class ZookeeperLeaseStore
 				(deadline) -> this.runs.read(group, job, deadline));
 	}
 
+	@Override
+	public List<RunRecord> runs(String group, Duration timeout) {
+		return execute("read the last runs of the jobs of", group, timeout,
+				(deadline) -> this.runs.list(group, deadline));
+	}
+
 	/**
 	 * Claims a run as {@link RunRecordStore#claimRun} says, with the checks of a renewal
 	 * in the same multi-operation (see {@link RunNodes}): only the holder's own store

@@ -176,6 +176,11 @@ public class EtcdLeaseStore
 	}
 
 	@Override
+	public List<RunRecord> runs(String group, Duration timeout) {
+		return this.runs.list(new EtcdCall("read the last runs of the jobs of", group, timeout), group);
+	}
+
+	@Override
 	public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
 		if (!RunRecordStore.isClaimedUnder(lease, run)) {
 			return false;

@@ -4,6 +4,8 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -28,9 +30,13 @@ import io.github.leaderelection.spi.Lease;
  * reads the group's record, its lease key and the run key at one revision, then writes
  * the run in a transaction compared on all three: it commits only while the record names
  * the holder in its term on the holder's etcd lease, that lease's key still lives (etcd
- * deletes it when the etcd lease expires), and nobody wrote the run since.
+ * deletes it when the etcd lease expires), and nobody wrote the run since. A group's runs
+ * are listed with one range read of {@code <namespace>/runs/<group>/}: the '/' after the
+ * group keeps out the runs of a group whose name starts with this one's.
  */
 final class EtcdRunRecords {
+
+	private static final GetOption PREFIX = GetOption.builder().isPrefix(true).build();
 
 	private final KV kv;
 
@@ -47,6 +53,22 @@ final class EtcdRunRecords {
 			.stream()
 			.findFirst()
 			.map((value) -> parse(group, job, value));
+	}
+
+	/**
+	 * Reads the run of every job of the group.
+	 * @return the runs in job-name order
+	 */
+	List<RunRecord> list(EtcdCall call, String group) {
+		String prefix = runPrefix(group);
+		List<RunRecord> runs = new ArrayList<>();
+		for (KeyValue value : call.await(this.kv.get(EtcdLeaseStore.bytes(prefix), PREFIX)).getKvs()) {
+			String job = value.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length());
+			runs.add(parse(group, URLDecoder.decode(job, StandardCharsets.UTF_8), value));
+		}
+		// etcd orders by the encoded keys, which is not the names' order.
+		runs.sort(Comparator.comparing(RunRecord::job));
+		return runs;
 	}
 
 	boolean claim(EtcdCall call, Lease lease, RunRecord run, Duration minInterval) {
@@ -106,8 +128,12 @@ final class EtcdRunRecords {
 	 * prefix: a run written must neither lengthen a read nor wake a watcher.
 	 */
 	private ByteSequence runKey(String group, String job) {
-		return EtcdLeaseStore
-			.bytes(this.namespace + "/runs/" + EtcdLeaseStore.encode(group) + "/" + EtcdLeaseStore.encode(job));
+		return EtcdLeaseStore.bytes(runPrefix(group) + EtcdLeaseStore.encode(job));
+	}
+
+	/** The start of the keys of the group's runs, up to and with the '/' before a job. */
+	private String runPrefix(String group) {
+		return this.namespace + "/runs/" + EtcdLeaseStore.encode(group) + "/";
 	}
 
 	/**

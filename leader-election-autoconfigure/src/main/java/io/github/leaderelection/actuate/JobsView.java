@@ -6,11 +6,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonInclude.Include;
+import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.RunOutcome;
 import io.github.leaderelection.RunRecord;
+import io.github.leaderelection.RunRecords;
 import io.github.leaderelection.scheduling.JobStats;
 import io.github.leaderelection.scheduling.ScheduledJob;
 import io.github.leaderelection.scheduling.ScheduledJobs;
@@ -32,15 +36,18 @@ final class JobsView {
 	/**
 	 * The jobs of a group, their last runs read from the store one after another while
 	 * {@code budget} lasts (each read within the store call timeout): a job read after it
-	 * ran out shows why instead.
+	 * ran out shows why instead. Then, if the budget still lasts, the runs recorded under
+	 * other names ({@link #others}).
 	 */
-	List<JobDescriptor> of(String group, Duration budget) {
+	GroupJobs of(LeaderElection election, Duration budget) {
 		long deadline = System.nanoTime() + budget.toNanos();
-		return this.jobs.jobs()
+		List<JobDescriptor> described = this.jobs.jobs()
 			.stream()
-			.filter((job) -> job.job().group().equals(group))
+			.filter((job) -> job.job().group().equals(election.group()))
 			.map((job) -> describe(job, deadline))
 			.toList();
+		boolean inTime = System.nanoTime() - deadline < 0;
+		return new GroupJobs(described, inTime ? others(election, described) : List.of());
 	}
 
 	private static JobDescriptor describe(ScheduledJob job, long deadline) {
@@ -73,6 +80,47 @@ final class JobsView {
 
 	private static @Nullable String text(@Nullable Instant instant) {
 		return (instant != null) ? instant.toString() : null;
+	}
+
+	/**
+	 * The runs the store records in a group under job names that none of this instance's
+	 * scheduled methods has: left by a method renamed or removed since, or by one that
+	 * only another version of the application has. Nothing here runs them or catches them
+	 * up; they are listed so that an operator can tell. Left out when the store does not
+	 * answer.
+	 */
+	private static List<OtherJobDescriptor> others(LeaderElection election, List<JobDescriptor> jobs) {
+		Set<String> known = jobs.stream().map(JobDescriptor::job).collect(Collectors.toSet());
+		try {
+			return election.runRecords()
+				.map(RunRecords::all)
+				.orElse(List.of())
+				.stream()
+				.filter((run) -> !known.contains(run.job()))
+				.map((run) -> new OtherJobDescriptor(run.job(), RunDescriptor.of(run)))
+				.toList();
+		}
+		catch (RuntimeException ex) {
+			return List.of();
+		}
+	}
+
+	/** A group's jobs, and the runs recorded under other names. */
+	record GroupJobs(List<JobDescriptor> jobs, List<OtherJobDescriptor> others) {
+
+		static final GroupJobs NONE = new GroupJobs(List.of(), List.of());
+
+	}
+
+	/**
+	 * A job whose runs the store records in a group, which no scheduled method of this
+	 * instance runs.
+	 *
+	 * @param job its name in the group
+	 * @param lastRun its last run as recorded
+	 */
+	public record OtherJobDescriptor(String job, RunDescriptor lastRun) {
+
 	}
 
 	/**

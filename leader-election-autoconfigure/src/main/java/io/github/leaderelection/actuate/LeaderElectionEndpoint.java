@@ -340,19 +340,20 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 		GroupState state = GroupState.of(election, this.registry);
 		LeaderInfo leader = state.leader().orElse(null);
 		Observed since = this.observed.get(election.group());
+		JobsView.GroupJobs jobs = jobsOf(election);
 		return new GroupDescriptor(state.role(), state.phaseName(), election.candidateId(),
 				(leader != null) ? leader.candidateId() : null, (leader != null) ? leader.term() : null,
 				(since != null && since.leader().equals(leader)) ? since.at().toString() : null, state.backend(),
 				state.leaseRemaining().map(GroupState::format).orElse(null), state.consecutiveFailures(),
 				!state.storeUnreachable(), state.sinceStoreAnswered().map(GroupState::format).orElse(null),
 				(participants != null) ? participants.ids() : null,
-				(participants != null) ? participants.answered() : null, this.history.of(election.group()),
-				jobsOf(election.group()));
+				(participants != null) ? participants.answered() : null, this.history.of(election.group()), jobs.jobs(),
+				jobs.others());
 	}
 
-	private List<JobsView.JobDescriptor> jobsOf(String group) {
+	private JobsView.GroupJobs jobsOf(LeaderElection election) {
 		JobsView view = this.jobs;
-		return (view != null) ? view.of(group, readBudget()) : List.of();
+		return (view != null) ? view.of(election, readBudget()) : JobsView.GroupJobs.NONE;
 	}
 
 	/**
@@ -444,14 +445,19 @@ public class LeaderElectionEndpoint implements LeaderElectionListener, Disposabl
 	 * @param history the group's last transitions as this instance saw them (at most
 	 * {@value LeadershipHistory#DEFAULT_SIZE}), oldest first
 	 * @param jobs the group's scheduled leader-only methods, with their last run
+	 * @param otherJobs the runs the store records in the group under names no scheduled
+	 * method of this instance has (a method renamed or removed, or one of another version
+	 * of the application): not run or caught up here
 	 */
 	public record GroupDescriptor(String role, @JsonInclude(Include.NON_NULL) @Nullable String phase,
 			String candidateId, @JsonInclude(Include.ALWAYS) @Nullable String leader,
 			@JsonInclude(Include.ALWAYS) @Nullable Long term, @Nullable String leaderSince, String backend,
 			@Nullable String leaseRemaining, int consecutiveFailures, boolean storeReachable, @Nullable String viewAge,
 			@Nullable List<String> participants, @JsonInclude(Include.NON_NULL) @Nullable Boolean participantsCurrent,
-			List<LeadershipTransition> history,
-			@JsonInclude(Include.NON_EMPTY) List<JobsView.JobDescriptor> jobs) implements OperationResponseBody {
+			List<LeadershipTransition> history, @JsonInclude(Include.NON_EMPTY) List<JobsView.JobDescriptor> jobs,
+			@JsonInclude(Include.NON_EMPTY) List<JobsView.OtherJobDescriptor> otherJobs)
+			implements
+				OperationResponseBody {
 
 	}
 

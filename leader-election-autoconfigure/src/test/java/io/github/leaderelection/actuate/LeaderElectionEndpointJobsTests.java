@@ -1,9 +1,16 @@
 package io.github.leaderelection.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionRegistry;
 import io.github.leaderelection.OnlyOnLeader;
+import io.github.leaderelection.RunOutcome;
+import io.github.leaderelection.RunRecord;
+import io.github.leaderelection.RunRecords;
+import io.github.leaderelection.actuate.LeaderElectionEndpoint.GroupDescriptor;
 import io.github.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.leaderelection.autoconfigure.LeaderElectionEndpointAutoConfiguration;
 import io.github.leaderelection.testing.ApplicationReady;
@@ -57,6 +64,28 @@ class LeaderElectionEndpointJobsTests {
 			assertThat(job.runs().get("succeeded")).isPositive();
 			assertThat(job.nextTick()).isNotNull();
 			assertThat(job.lastRunError()).isNull();
+		});
+	}
+
+	@Test
+	void listsTheRunsRecordedUnderANameNoMethodOfThisInstanceHas() {
+		this.runner.run((context) -> {
+			ApplicationReady.publish(context);
+			LeaderElectionEndpoint endpoint = context.getBean(LeaderElectionEndpoint.class);
+			LeaderElection election = context.getBean(LeaderElectionRegistry.class).find("reports").orElseThrow();
+			await().atMost(WAIT).until(election::isLeader);
+			RunRecords runs = election.runRecords().orElseThrow();
+			// A method renamed since: its last run stays in the store.
+			RunRecord old = runs.claim("report.oldName", 1_000L, Instant.ofEpochMilli(1_000L), Duration.ZERO)
+				.orElseThrow();
+			runs.finish(old, RunOutcome.SUCCEEDED, Instant.ofEpochMilli(2_000L));
+			GroupDescriptor group = endpoint.group("reports");
+			assertThat(group.otherJobs()).singleElement().satisfies((other) -> {
+				assertThat(other.job()).isEqualTo("report.oldName");
+				assertThat(other.lastRun().outcome()).isEqualTo("SUCCEEDED");
+				assertThat(other.lastRun().duration()).isEqualTo("PT1S");
+			});
+			assertThat(group.jobs()).extracting(JobsView.JobDescriptor::job).containsExactly("report.tick");
 		});
 	}
 

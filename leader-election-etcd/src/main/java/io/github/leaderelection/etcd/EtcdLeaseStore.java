@@ -23,7 +23,6 @@ import java.util.regex.Pattern;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -32,9 +31,6 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
-import io.etcd.jetcd.watch.WatchResponse;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.etcd.NodeLeases.NodeLease;
 import io.github.leaderelection.RunRecord;
@@ -89,7 +85,8 @@ import org.slf4j.LoggerFactory;
  * (see {@link EtcdCandidates}).
  *
  * <p>
- * The store uses the {@link Client} it is given and never closes it.
+ * The store uses the {@link Client} it is given and never closes it; {@link #close()}
+ * closes the store's etcd watch.
  */
 public class EtcdLeaseStore
 		implements BatchLeaseStore, CandidateListStore, ChangeFeedStore, AdminLeaseStore, RunRecordStore {
@@ -130,11 +127,8 @@ public class EtcdLeaseStore
 	/** What the last read of each group found: see {@link #recentRead}. */
 	private final Map<String, RecentRead> recentReads = new ConcurrentHashMap<>();
 
-	/**
-	 * What the watch last heard of each group, when that tells all that a read would: see
-	 * {@link #heard}.
-	 */
-	private final Map<String, RecentRead> watched = new ConcurrentHashMap<>();
+	/** The watches, and what they last heard of each group: see {@link #heard}. */
+	private final GroupWatches watches;
 
 	/**
 	 * Each group's record as this store last wrote it for a holder: a release is compared
@@ -160,6 +154,7 @@ public class EtcdLeaseStore
 		this.nodeLeases = new NodeLeases(this.leases);
 		this.candidates = new EtcdCandidates(client.getKVClient(), this.leases, this.namespace);
 		this.runs = new EtcdRunRecords(client.getKVClient(), this.namespace);
+		this.watches = new GroupWatches(client.getWatchClient(), this.namespace);
 	}
 
 	/**
@@ -306,39 +301,9 @@ public class EtcdLeaseStore
 	 * used.
 	 */
 	private @Nullable GroupState heard(String group, Duration timeout) {
-		RecentRead heard = this.watched.remove(group);
-		if (heard == null || System.nanoTime() - heard.nanos() >= timeout.toNanos()) {
-			return null;
-		}
-		GroupRecord record = Objects.requireNonNull(heard.state().record());
-		return (record.term() >= this.seenTerms.seen(group)) ? heard.state() : null;
-	}
-
-	/** Keeps what a read would find if the watch's news tells it all; else forgets. */
-	private void heard(String group, WatchResponse response) {
-		GroupRecord released = null;
-		for (WatchEvent event : response.getEvents()) {
-			if (event.getKeyValue().getKey().equals(recordKey(group))) {
-				released = (event.getEventType() == WatchEvent.EventType.PUT) ? withoutLease(event.getKeyValue())
-						: null;
-			}
-		}
-		if (released != null) {
-			this.watched.put(group, new RecentRead(new GroupState(released, -1), System.nanoTime()));
-		}
-		else if (!response.getEvents().isEmpty()) {
-			this.watched.remove(group);
-		}
-	}
-
-	private static @Nullable GroupRecord withoutLease(KeyValue keyValue) {
-		try {
-			GroupRecord record = GroupRecord.decode(keyValue);
-			return (record.leaseId() == 0) ? record : null;
-		}
-		catch (LeaderElectionException ex) {
-			return null; // a read reports it
-		}
+		GroupRecord released = this.watches.released(group, timeout);
+		return (released != null && released.term() >= this.seenTerms.seen(group)) ? new GroupState(released, -1)
+				: null;
 	}
 
 	/**
@@ -916,21 +881,14 @@ public class EtcdLeaseStore
 
 	/**
 	 * Tells of every change under the group's keys: a grant, a release, a force, and the
-	 * expiry of the holder's etcd lease, which deletes the lease key.
+	 * expiry of the holder's etcd lease, which deletes the lease key. One etcd watch over
+	 * the namespace's groups serves every watch of this store, whatever their number; see
+	 * {@link GroupWatches}.
 	 */
 	@Override
 	public AutoCloseable watch(String group, Runnable onChange) {
 		warmUp(group);
-		Watch.Watcher watcher = this.client.getWatchClient()
-			.watch(groupPrefix(group), WatchOption.builder().isPrefix(true).build(), (response) -> {
-				heard(group, response);
-				onChange.run();
-			}, (ex) -> {
-				this.watched.remove(group);
-				logger.debug("Watch of group '{}' in etcd failed; the election polls meanwhile", group, ex);
-				onChange.run();
-			});
-		return watcher::close;
+		return this.watches.watch(group, onChange);
 	}
 
 	/**
@@ -956,6 +914,12 @@ public class EtcdLeaseStore
 	@Override
 	public String backend() {
 		return "etcd";
+	}
+
+	/** Closes the etcd watch of the watches, if there is one. */
+	@Override
+	public void close() {
+		this.watches.close();
 	}
 
 	// Keys and records

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.ClosedClientException;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
@@ -83,8 +84,14 @@ final class GroupWatches implements AutoCloseable {
 
 	private @Nullable ScheduledExecutorService retries;
 
-	/** Whether the etcd watch failed and is not back yet: its return is logged. */
+	/**
+	 * Whether the etcd watch failed or ended and is not back yet: every group is read
+	 * again when it is.
+	 */
 	private boolean failing;
+
+	/** Whether a failure was logged as a warning: the return is logged too. */
+	private boolean warned;
 
 	private boolean closed;
 
@@ -178,15 +185,20 @@ final class GroupWatches implements AutoCloseable {
 	/** The etcd watch is in place: after a failure, every group is read again. */
 	private void created(Stream stream) {
 		boolean recovered;
+		boolean logged;
 		synchronized (this.monitor) {
 			if (this.current != stream) {
 				return;
 			}
 			recovered = this.failing;
+			logged = this.warned;
 			this.failing = false;
+			this.warned = false;
+		}
+		if (logged) {
+			logger.info("Watching {} in etcd again: followers hear of released leases at once again", this.prefix);
 		}
 		if (recovered) {
-			logger.info("Watching {} in etcd again: followers hear of released leases at once again", this.prefix);
 			this.heard.clear();
 			this.watchers.notifyEveryGroup();
 		}
@@ -248,10 +260,15 @@ final class GroupWatches implements AutoCloseable {
 
 	/**
 	 * The etcd watch failed or ended: it may have missed changes. What it kept is
-	 * forgotten, every group is read again, and the watch is opened again later.
+	 * forgotten, every group is read again, and the watch is opened again later. A watch
+	 * that ended without an error (etcd ended the stream, or the client was closed, which
+	 * the next try tells) is not warned of.
 	 */
 	private void failed(Stream stream, @Nullable Throwable cause) {
+		// A closed client opens no watch again: the application is shutting down.
+		boolean clientClosed = cause instanceof ClosedClientException;
 		boolean first;
+		boolean warn;
 		synchronized (this.monitor) {
 			if (this.closed || this.current != stream) {
 				return;
@@ -259,6 +276,8 @@ final class GroupWatches implements AutoCloseable {
 			this.current = null;
 			first = !this.failing;
 			this.failing = true;
+			warn = cause != null && !clientClosed && !this.warned;
+			this.warned |= warn;
 			if (this.retries == null) {
 				this.retries = Executors.newSingleThreadScheduledExecutor((task) -> {
 					Thread thread = new Thread(task, "etcd-lease-store-watch");
@@ -266,21 +285,27 @@ final class GroupWatches implements AutoCloseable {
 					return thread;
 				});
 			}
-			// Closed on the retry thread, not here: jetcd calls back under its lock, in
-			// the
-			// middle of its own handling of the failure.
+			// Closed on the retry thread: jetcd calls back under its lock, amid its own
+			// handling of the failure.
 			this.retries.execute(stream::end);
-			this.retries.schedule(this::open, RETRY_SECONDS, TimeUnit.SECONDS);
+			if (!clientClosed) {
+				this.retries.schedule(this::open, RETRY_SECONDS, TimeUnit.SECONDS);
+			}
 		}
-		String reason = (cause != null) ? cause.toString() : "the watch ended";
-		if (first) {
+		if (clientClosed) {
+			logger.debug("Not watching {} in etcd any more: the client was closed", this.prefix);
+		}
+		else if (warn) {
 			logger.warn(
 					"The watch of {} in etcd failed (opening it again every {} s); until then followers hear of "
 							+ "released leases at their next retry instead of at once: {}",
-					this.prefix, RETRY_SECONDS, reason);
+					this.prefix, RETRY_SECONDS, cause.toString());
+		}
+		else if (cause == null) {
+			logger.debug("The watch of {} in etcd ended; opening it again in {} s", this.prefix, RETRY_SECONDS);
 		}
 		else {
-			logger.debug("The watch of {} in etcd failed again: {}", this.prefix, reason);
+			logger.debug("The watch of {} in etcd failed again", this.prefix, cause);
 		}
 		this.heard.clear();
 		if (first) {

@@ -167,7 +167,8 @@ final class GroupWatches implements AutoCloseable {
 			stream = new Stream();
 			this.current = stream;
 		}
-		// jetcd's own lock is taken outside this store's: jetcd calls back under it.
+		// Outside the monitor: jetcd takes a lock of its own, under which it calls back
+		// into this class, which takes the monitor.
 		try {
 			stream.start();
 		}

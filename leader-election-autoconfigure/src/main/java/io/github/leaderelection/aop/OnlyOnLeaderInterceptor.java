@@ -39,6 +39,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.TargetClassAware;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.Ordered;
 import org.springframework.util.ClassUtils;
@@ -54,8 +55,9 @@ import org.springframework.util.ClassUtils;
  * DEBUG.
  *
  * <p>
- * A method that returns a deferred reactive type is gated at each subscription instead
- * ({@link ReactiveGate}), and its work is tracked until it ends.
+ * A method that returns a deferred reactive type, and a Kotlin {@code suspend} method, is
+ * gated at each subscription instead ({@link ReactiveGate}), and its work is tracked
+ * until it ends.
  *
  * <p>
  * As a {@link LeaderElectionListener} (it must be added to the registry) it interrupts,
@@ -75,6 +77,13 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 	 * Reactive methods are gated at subscription only with Reactor, as Spring needs it.
 	 */
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
+			OnlyOnLeaderInterceptor.class.getClassLoader());
+
+	/**
+	 * Spring calls a Kotlin suspending function as a publisher only with the coroutine
+	 * bridge to Reactor.
+	 */
+	private static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
 			OnlyOnLeaderInterceptor.class.getClassLoader());
 
 	private final Supplier<LeaderElectionRegistry> registry;
@@ -280,8 +289,14 @@ public class OnlyOnLeaderInterceptor implements MethodInterceptor, LeaderElectio
 		}
 		String group = annotation.group().isEmpty() ? this.defaultGroup.get() : annotation.group();
 		return new Gate(targetClass, group, annotation.interruptOnRevoke(),
-				REACTOR_PRESENT ? ReactiveGate.forReturnType(method.getReturnType()) : null,
-				OnlyOnLeaderPointcut.isScheduled(method, targetClass));
+				REACTOR_PRESENT ? reactiveGate(method) : null, OnlyOnLeaderPointcut.isScheduled(method, targetClass));
+	}
+
+	private static @Nullable ReactiveGate reactiveGate(Method method) {
+		if (COROUTINES_REACTOR_PRESENT && KotlinDetector.isSuspendingFunction(method)) {
+			return ReactiveGate.forSuspendingFunction(method);
+		}
+		return ReactiveGate.forReturnType(method.getReturnType());
 	}
 
 	private @Nullable Object skip(Method method, LeaderElection election) {

@@ -1,5 +1,7 @@
 package io.github.leaderelection.aop;
 
+import java.lang.reflect.Method;
+import java.util.Objects;
 import java.util.function.Supplier;
 
 import io.github.leaderelection.Leadership;
@@ -10,6 +12,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
+import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
 
@@ -23,11 +26,18 @@ import org.springframework.core.ReactiveAdapterRegistry;
  * whichever instance leads then.
  *
  * <p>
+ * A Kotlin {@code suspend} method is gated the same way: through a proxy, Spring invokes
+ * it as a {@code Mono} or {@code Flux} that runs the function at each subscription, and
+ * the proxy awaits the publisher the advice returns (or turns it into a {@code Flow}).
+ *
+ * <p>
  * The work's subscriber sees the {@link Leadership} in its Reactor context (key
- * {@code Leadership.class}). Used only when Reactor is on the class path, as Spring's
- * reactive scheduling requires.
+ * {@code Leadership.class}), which a coroutine reads from its {@code ReactorContext}.
+ * Used only when Reactor is on the class path, as Spring's reactive scheduling requires.
  */
 final class ReactiveGate {
+
+	private static final String FLOW_CLASS_NAME = "kotlinx.coroutines.flow.Flow";
 
 	private final ReactiveAdapter adapter;
 
@@ -46,6 +56,35 @@ final class ReactiveGate {
 		}
 		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType);
 		return (adapter != null && adapter.getDescriptor().isDeferred()) ? new ReactiveGate(adapter) : null;
+	}
+
+	/**
+	 * The gate for a Kotlin suspending function, called through a proxy with the
+	 * coroutine bridge on the class path: Spring then invokes it as a publisher (a
+	 * {@code Flux} for one returning a {@code Flow} or a publisher other than a
+	 * {@code Mono}, else a {@code Mono}), and its proxy awaits, or turns into a
+	 * {@code Flow}, whatever the advice returns: a publisher of that same type.
+	 */
+	static ReactiveGate forSuspendingFunction(Method method) {
+		Class<?> returnType = new MethodParameter(method, -1).getParameterType();
+		boolean many = !Mono.class.isAssignableFrom(returnType)
+				&& (Publisher.class.isAssignableFrom(returnType) || isFlow(returnType));
+		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance()
+			.getAdapter(many ? Flux.class : Mono.class);
+		return new ReactiveGate(Objects.requireNonNull(adapter, "Reactor's adapter"));
+	}
+
+	/** By name: this class must load without Kotlin. */
+	private static boolean isFlow(Class<?> type) {
+		if (FLOW_CLASS_NAME.equals(type.getName())) {
+			return true;
+		}
+		for (Class<?> implemented : type.getInterfaces()) {
+			if (isFlow(implemented)) {
+				return true;
+			}
+		}
+		return type.getSuperclass() != null && isFlow(type.getSuperclass());
 	}
 
 	/**

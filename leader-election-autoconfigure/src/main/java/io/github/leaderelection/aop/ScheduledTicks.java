@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.KotlinDetector;
+
 /**
  * Hands the tick the scheduler fires to the gate of the scheduled method it calls, on the
  * same thread: the scheduler knows the tick, only the gate knows whether this instance
@@ -39,11 +41,17 @@ public final class ScheduledTicks {
 	 */
 	static @Nullable JobTick take(Method method) {
 		JobTick tick = current.get();
-		if (tick == null || !tick.methodName().equals(method.getName()) || method.getParameterCount() != 0) {
+		if (tick == null || !tick.methodName().equals(method.getName()) || !takesNoArguments(method)) {
 			return null;
 		}
 		current.remove();
 		return tick;
+	}
+
+	/** A suspending function's only parameter is the continuation its caller passes. */
+	private static boolean takesNoArguments(Method method) {
+		return method.getParameterCount() == 0
+				|| (method.getParameterCount() == 1 && KotlinDetector.isSuspendingFunction(method));
 	}
 
 }

@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.KotlinDetector;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.support.ScheduledMethodRunnable;
 import org.springframework.util.ClassUtils;
@@ -40,8 +41,9 @@ import org.springframework.util.ReflectionUtils;
  *
  * <p>
  * A scheduled method's task is Spring's {@link ScheduledMethodRunnable}, or, for a
- * reactive method, a subscribing task that names the bean's class and the method. A
- * method is a job of its group under {@code <bean name>.<method name>}.
+ * reactive method or a Kotlin suspending function, a subscribing task that names the
+ * bean's class and the method. A method is a job of its group under
+ * {@code <bean name>.<method name>}.
  */
 public final class ScheduledJobs implements LeaderElectionListener {
 
@@ -234,7 +236,7 @@ public final class ScheduledJobs implements LeaderElectionListener {
 		catch (ClassNotFoundException | LinkageError ex) {
 			return null;
 		}
-		Method method = ClassUtils.getMethodIfAvailable(type, methodName);
+		Method method = scheduledMethod(type, methodName);
 		if (method == null) {
 			return null;
 		}
@@ -249,6 +251,24 @@ public final class ScheduledJobs implements LeaderElectionListener {
 			return null;
 		}
 		return new ScheduledMethod(method, type, names[0]);
+	}
+
+	/**
+	 * The method Spring schedules under that name: one without parameters, or a Kotlin
+	 * suspending function, whose only parameter is its continuation.
+	 */
+	private static @Nullable Method scheduledMethod(Class<?> type, String name) {
+		Method method = ClassUtils.getMethodIfAvailable(type, name);
+		if (method != null) {
+			return method;
+		}
+		for (Method candidate : type.getMethods()) {
+			if (candidate.getName().equals(name) && candidate.getParameterCount() == 1
+					&& KotlinDetector.isSuspendingFunction(candidate)) {
+				return candidate;
+			}
+		}
+		return null;
 	}
 
 	private String beanName(Object bean, Class<?> type) {

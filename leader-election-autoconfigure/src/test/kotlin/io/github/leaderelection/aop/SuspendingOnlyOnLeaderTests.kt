@@ -2,6 +2,7 @@ package io.github.leaderelection.aop
 
 import io.github.leaderelection.LeaderElection
 import io.github.leaderelection.Leadership
+import io.github.leaderelection.LeadershipContext
 import io.github.leaderelection.OnlyOnLeader
 import io.github.leaderelection.engine.LeaderElectionEngine
 import io.github.leaderelection.memory.InMemoryLeaseStore
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.coroutineContext
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
@@ -74,6 +76,9 @@ class SuspendingOnlyOnLeaderTests {
 		assertThat(leadership).isNotNull()
 		assertThat(leadership!!.group()).isEqualTo("default")
 		assertThat(leadership.term()).isEqualTo(1)
+		// The coroutine starts when its publisher is subscribed to, after the gate's
+		// thread-bound scope closed: the Reactor context is where it looks.
+		assertThat(target.leadershipContextAtStart.get()).isEmpty()
 	}
 
 	@Test
@@ -131,6 +136,8 @@ class SuspendingOnlyOnLeaderTests {
 
 		val mayEnd = CompletableDeferred<Unit>()
 
+		val leadershipContextAtStart = AtomicReference<Optional<Leadership>>()
+
 		@OnlyOnLeader
 		open suspend fun value(): String? {
 			calls.incrementAndGet()
@@ -146,6 +153,7 @@ class SuspendingOnlyOnLeaderTests {
 
 		@OnlyOnLeader
 		open suspend fun leadershipAfterDelay(): Leadership? {
+			leadershipContextAtStart.set(LeadershipContext.current())
 			delay(10)
 			return coroutineContext[ReactorContext]?.context?.getOrEmpty<Leadership>(Leadership::class.java)?.orElse(null)
 		}

@@ -51,6 +51,17 @@ import java.lang.annotation.Target;
  * ({@link #interruptOnRevoke()} cancels it if it is a {@code Future}).
  *
  * <p>
+ * A Kotlin {@code suspend} method is a reactive one too when
+ * {@code kotlinx-coroutines-reactor} is on the class path: Spring then calls it through
+ * the proxy as a {@code Mono} (a {@code Flux} for a {@code Flow}) that the proxy awaits.
+ * It is checked when its coroutine starts, is not called on a follower (it returns
+ * {@code null}), and is tracked until the coroutine completes, across suspensions;
+ * {@link #interruptOnRevoke()} cancels the coroutine. {@link LeadershipContext} is bound
+ * to a thread, which a coroutine leaves: the coroutine finds its {@link Leadership} in
+ * its {@code ReactorContext} instead. Without that library, a {@code suspend} method is
+ * checked at each call, and its work after its first suspension is not tracked.
+ *
+ * <p>
  * A {@code @Scheduled} method runs each of its ticks at most once across the instances:
  * before a run, the leader claims the tick in the election's store, fenced by its term,
  * and a tick already claimed is not run again, whichever instance's clock fired it. A
@@ -77,7 +88,8 @@ public @interface OnlyOnLeader {
 
 	/**
 	 * Whether to interrupt the thread running the method (or cancel the work of a
-	 * reactive method) when this instance stops leading the group while the method runs.
+	 * reactive or Kotlin {@code suspend} method) when this instance stops leading the
+	 * group while the method runs.
 	 */
 	boolean interruptOnRevoke() default false;
 

@@ -21,6 +21,9 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flowOf
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.future.asCompletableFuture
 import kotlinx.coroutines.reactor.ReactorContext
 import kotlinx.coroutines.runBlocking
@@ -67,6 +70,15 @@ class SuspendingOnlyOnLeaderTests {
 		assertThat(jobs.value()).isEqualTo("ran")
 		jobs.nothing()
 		assertThat(target.calls.get()).isEqualTo(2)
+	}
+
+	@Test
+	fun aMethodThatReturnsAFlowIsGatedWhenItsCoroutineRuns(): Unit = runBlocking {
+		assertThat(jobs.numbers().toList()).isEmpty()
+		assertThat(target.calls.get()).isZero()
+		startLeading()
+		assertThat(jobs.numbers().toList()).containsExactly(1, 2, 3)
+		assertThat(target.calls.get()).isOne()
 	}
 
 	@Test
@@ -149,6 +161,13 @@ class SuspendingOnlyOnLeaderTests {
 		open suspend fun nothing() {
 			calls.incrementAndGet()
 			delay(1)
+		}
+
+		@OnlyOnLeader
+		open suspend fun numbers(): Flow<Int> {
+			calls.incrementAndGet()
+			delay(1)
+			return flowOf(1, 2, 3)
 		}
 
 		@OnlyOnLeader

@@ -236,7 +236,7 @@ public final class ScheduledJobs implements LeaderElectionListener {
 		catch (ClassNotFoundException | LinkageError ex) {
 			return null;
 		}
-		Method method = scheduledMethod(type, methodName);
+		Method method = methodNamed(type, methodName);
 		if (method == null) {
 			return null;
 		}
@@ -257,7 +257,7 @@ public final class ScheduledJobs implements LeaderElectionListener {
 	 * The method Spring schedules under that name: one without parameters, or a Kotlin
 	 * suspending function, whose only parameter is its continuation.
 	 */
-	private static @Nullable Method scheduledMethod(Class<?> type, String name) {
+	private static @Nullable Method methodNamed(Class<?> type, String name) {
 		Method method = ClassUtils.getMethodIfAvailable(type, name);
 		if (method != null) {
 			return method;

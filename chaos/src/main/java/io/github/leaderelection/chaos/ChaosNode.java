@@ -54,8 +54,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * harness names (reached through the harness's proxy), and while it believes it leads one
  * or more of them it performs a leader-only action every 50-100 ms in one of those, drawn
  * at random: some work, a check, and a write to a real database table, fenced by that
- * group's term (reached through a proxy of its own). It records everything in its
- * {@link EventLog}.
+ * group's term (reached through a proxy of its own). In its first group it also runs a
+ * leader-only job due every second ({@link JobTicker}), each tick claimed once in the
+ * store's run records, or, for the control experiment, not claimed at all. It records
+ * everything in its {@link EventLog}.
  *
  * <p>
  * Two ways to believe, as a user would write them: {@code library} asks
@@ -124,6 +126,9 @@ public final class ChaosNode {
 	/** The engine's threads and its clock, which a fault may skew. */
 	private final SkewableScheduler scheduler = new SkewableScheduler();
 
+	/** The leader-only job due every second, in the first group. */
+	private volatile JobTicker ticker;
+
 	private ChaosNode(Map<String, String> options) {
 		this.options = options;
 		this.key = option("key");
@@ -144,7 +149,7 @@ public final class ChaosNode {
 				Duration.ofMillis(longOption("renew-ms")), Duration.ofMillis(longOption("retry-ms")));
 		watchParent();
 		FencedTable table = new FencedTable(fenceDataSource(option("fence-url"), option("fence-user")), fencing);
-		LeaseStore store = new RecordingLeaseStore(openStore(backend, option("store"), timing), this.log);
+		LeaseStore store = RecordingLeaseStore.of(openStore(backend, option("store"), timing), this.log);
 		String candidateId = this.key + "-" + ProcessHandle.current().pid();
 		this.log.write("node", EventLog.now(), this.key, ProcessHandle.current().pid(), candidateId, this.belief,
 				fencing ? "on" : "off", timing.renewDeadline().toNanos());
@@ -162,12 +167,16 @@ public final class ChaosNode {
 		for (String group : option("groups").split(",")) {
 			elections.put(group, engine.join(group));
 		}
+		// Before the start: the first grant asks it to catch up.
+		this.ticker = new JobTicker(elections.values().iterator().next(), Boolean.parseBoolean(option("run-records")),
+				this.belief, this.flagTerms, this.log, longOption("work-ms"));
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(engine), "chaos-shutdown"));
 		engine.start();
 		this.log.write("ready", EventLog.now());
 		System.out.println("ready");
 		System.out.flush();
 		List<LeaderElection> all = List.copyOf(elections.values());
+		daemon("chaos-job", () -> this.ticker.run(() -> this.running));
 		daemon("chaos-probe", () -> probe(all));
 		daemon("chaos-clock", this::clock);
 		daemon("chaos-clock-rate", this::followClockRate);
@@ -372,6 +381,10 @@ public final class ChaosNode {
 			// bounds the flag's belief from below even if the node dies in between.
 			ChaosNode.this.log.write("granted", EventLog.now(), leadership.term(), leadership.group());
 			ChaosNode.this.flagTerms.put(leadership.group(), leadership.term());
+			JobTicker job = ChaosNode.this.ticker;
+			if (job != null && job.group().equals(leadership.group())) {
+				job.granted();
+			}
 			announce("leader " + leadership.term() + " " + leadership.group());
 		}
 

@@ -514,6 +514,7 @@ final class ChaosRun {
 		options.put("fencing", Boolean.toString(this.settings.fencing()));
 		options.put("action-period-ms", "50");
 		options.put("work-ms", "20");
+		options.put("run-records", Boolean.toString(this.settings.runRecords()));
 		options.forEach((name, value) -> {
 			arguments.add("--" + name);
 			arguments.add(value);

@@ -33,11 +33,13 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
  * @param groups how many groups every node joins (1: the group {@value #GROUP})
  * @param balance whether the nodes spread leadership over the live candidates
  * ({@code LeaderElectionEngine.Builder.balance}, weight 1, no preferred leaders)
+ * @param runRecords whether the nodes' leader-only job claims each tick in the store's
+ * run records ({@link JobTicker}); off, each node runs it whenever it believes it leads
  * @param output the directory of runs and summaries
  */
 record ChaosSettings(String name, Backend backend, long seed, Duration duration, int faults, int nodes,
 		List<ElectionTiming> timings, Set<FaultType> faultTypes, BeliefMode belief, boolean fencing,
-		ClockRates clockRates, int groups, boolean balance, Path output) {
+		ClockRates clockRates, int groups, boolean balance, boolean runRecords, Path output) {
 
 	/** The one group of a run with one group, and the prefix of the groups of others. */
 	static final String GROUP = "chaos";
@@ -88,7 +90,8 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	 */
 	static ChaosSettings safe(Backend backend, long seed, Duration duration, int faults, Path output) {
 		return new ChaosSettings(backend.id(), backend, seed, duration, faults, 3, mixedTimings(3),
-				backend.faultTypes(), BeliefMode.LIBRARY, true, ClockRates.withinMargin(TIMING), 1, false, output);
+				backend.faultTypes(), BeliefMode.LIBRARY, true, ClockRates.withinMargin(TIMING), 1, false, true,
+				output);
 	}
 
 	/**
@@ -98,7 +101,19 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	static ChaosSettings control(Backend backend, long seed, int faults, Path output) {
 		return new ChaosSettings("control-" + backend.id(), backend, seed, null, faults, 3,
 				Collections.nCopies(3, TIMING), EnumSet.of(FaultType.STOP_LEADER), BeliefMode.FLAG, false,
-				ClockRates.withinMargin(TIMING), 1, false, output);
+				ClockRates.withinMargin(TIMING), 1, false, true, output);
+	}
+
+	/**
+	 * The job control: the control experiment's nodes, whose leader-only job claims
+	 * nothing in the run records: each node runs it at every tick at which its flag says
+	 * it leads, so a leader paused past its lease runs, when it wakes, ticks its
+	 * successor ran.
+	 */
+	static ChaosSettings jobControl(Backend backend, long seed, int faults, Path output) {
+		return new ChaosSettings("job-control-" + backend.id(), backend, seed, null, faults, 3,
+				Collections.nCopies(3, TIMING), EnumSet.of(FaultType.STOP_LEADER), BeliefMode.FLAG, false,
+				ClockRates.withinMargin(TIMING), 1, false, false, output);
 	}
 
 	/**
@@ -108,19 +123,21 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	static ChaosSettings clockControl(Backend backend, long seed, int faults, Path output) {
 		return new ChaosSettings("clock-control-" + backend.id(), backend, seed, null, faults, 3,
 				Collections.nCopies(3, TIMING), EnumSet.of(FaultType.SKEW_LEADER), BeliefMode.LIBRARY, true,
-				new ClockRates(0.5, 0.5), 1, false, output);
+				new ClockRates(0.5, 0.5), 1, false, true, output);
 	}
 
 	/** These settings with only some of their faults. */
 	ChaosSettings withFaultTypes(Set<FaultType> only) {
 		return new ChaosSettings(this.name, this.backend, this.seed, this.duration, this.faults, this.nodes,
-				this.timings, only, this.belief, this.fencing, this.clockRates, this.groups, this.balance, this.output);
+				this.timings, only, this.belief, this.fencing, this.clockRates, this.groups, this.balance,
+				this.runRecords, this.output);
 	}
 
 	/** These settings with other timings. */
 	ChaosSettings withTimings(List<ElectionTiming> other) {
 		return new ChaosSettings(this.name, this.backend, this.seed, this.duration, this.faults, this.nodes, other,
-				this.faultTypes, this.belief, this.fencing, this.clockRates, this.groups, this.balance, this.output);
+				this.faultTypes, this.belief, this.fencing, this.clockRates, this.groups, this.balance, this.runRecords,
+				this.output);
 	}
 
 	/**
@@ -136,7 +153,8 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 		}
 		String named = base + ((count > 1) ? "-" + count + "-groups" : "") + (balanced ? "-balanced" : "");
 		return new ChaosSettings(named, this.backend, this.seed, this.duration, this.faults, this.nodes, this.timings,
-				this.faultTypes, this.belief, this.fencing, this.clockRates, count, balanced, this.output);
+				this.faultTypes, this.belief, this.fencing, this.clockRates, count, balanced, this.runRecords,
+				this.output);
 	}
 
 	/**

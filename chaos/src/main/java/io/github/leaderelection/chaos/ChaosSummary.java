@@ -67,6 +67,8 @@ import java.util.stream.Collectors;
  * @param rogueWritesRefused those the fence refused
  * @param handOvers beliefs that balancing ended to hand their group to another candidate
  * ({@code REBALANCED})
+ * @param work the runs of the leader-only job, its duplicate and lost ticks (see
+ * {@link WorkChecker})
  */
 record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, Integer> faults, int faultsSkipped,
 		int unexpectedExits, int processes, int beliefIntervals, long overlaps, double overlapMillis,
@@ -75,7 +77,7 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		long rowsWritten, Map<String, List<Double>> failoverMillis, double leaderAvailability,
 		double longestLeaderlessMillis, long eventOverlaps, double eventOverlapMillis, double maxClockOffsetSeconds,
 		List<Liveness.Gap> leaderless, Liveness.Bounds bounds, long writesHeldUp, double longestWriteMillis,
-		long rogueWrites, long rogueWritesRefused, long handOvers) {
+		long rogueWrites, long rogueWritesRefused, long handOvers, WorkChecker.Result work) {
 
 	/**
 	 * How many leaderless intervals the JSON lists one by one at most; see listedGaps.
@@ -122,6 +124,18 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		if (this.writesHeldUp > 0) {
 			violations.add(this.writesHeldUp + " writes held up longer than " + FencedTable.HOLD_UP_BOUND.toMillis()
 					+ " ms (longest " + format(this.longestWriteMillis) + " ms)");
+		}
+		if (this.work.duplicates() > 0) {
+			violations.add(this.work.duplicates() + " ticks of the leader-only job run twice");
+		}
+		if (!this.work.lost().isEmpty()) {
+			violations.add(this.work.lost().size() + " ticks of the leader-only job lost, at "
+					+ this.work.lost()
+						.stream()
+						.limit(5)
+						.map((millis) -> String.format(Locale.ROOT, "%.0f s", millis / 1e3))
+						.collect(Collectors.joining(", "))
+					+ ((this.work.lost().size() > 5) ? ", ..." : ""));
 		}
 		List<Liveness.Gap> late = lateGaps();
 		if (!late.isEmpty()) {
@@ -205,6 +219,15 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 				+ ", \"otherFaultMillis\": " + this.bounds.workingLink() / 1_000_000 + ", \"handOverMillis\": "
 				+ this.bounds.handOver() / 1_000_000 + ", \"balanceHoldBackMillis\": "
 				+ this.bounds.holdBack() / 1_000_000 + "}");
+		field(json, "runRecords", this.settings.runRecords());
+		field(json, "job",
+				String.format(Locale.ROOT,
+						"{\"runs\": %d, \"catchUpRuns\": %d, \"ticksCovered\": %d, \"duplicates\": %d, "
+								+ "\"ticksLost\": %d, \"duplicatesAcrossDataLoss\": %d, \"ticksUncertain\": %d, "
+								+ "\"ticksLostWithStoreData\": %d, \"boundMillis\": %d}",
+						this.work.runs(), this.work.catchUps(), this.work.ticksCovered(), this.work.duplicates(),
+						this.work.lost().size(), this.work.duplicatesAcrossDataLoss(), this.work.uncertain(),
+						this.work.lostWithData(), this.work.boundMillis()));
 		field(json, "leaderlessIntervals", this.leaderless.size());
 		field(json, "leaderlessPastBound", lateGaps().size());
 		List<Liveness.Gap> handOverGaps = handOverGaps();
@@ -300,6 +323,13 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		row(table, "rogue writes", this.rogueWrites + " (" + this.rogueWritesRefused + " refused)");
 		row(table, "writes held up", this.writesHeldUp + " over " + FencedTable.HOLD_UP_BOUND.toMillis()
 				+ " ms (longest write " + format(this.longestWriteMillis) + " ms)");
+		row(table, "leader-only job", String.format(Locale.ROOT,
+				"%d runs (%d catch-ups), %d ticks covered, %d run twice, %d lost (not judged: %d after a claim of "
+						+ "unknown outcome, %d with lost store data, %d run again after it; bound %d ms)%s",
+				this.work.runs(), this.work.catchUps(), this.work.ticksCovered(), this.work.duplicates(),
+				this.work.lost().size(), this.work.uncertain(), this.work.lostWithData(),
+				this.work.duplicatesAcrossDataLoss(), this.work.boundMillis(),
+				this.settings.runRecords() ? "" : ", run records off"));
 		row(table, "leader availability", String.format(Locale.ROOT, "%.1f %% (longest gap %s ms)",
 				100 * this.leaderAvailability, format(this.longestLeaderlessMillis)));
 		row(table, "leaderless intervals", leaderlessSummary());

@@ -20,7 +20,8 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
 /**
  * Reads the records of a run and measures it: overlapping beliefs, actions outside a
  * belief, terms that went backwards or were used twice, stale writes, failover times and
- * the share of time with a leader.
+ * the share of time with a leader; and, through {@link WorkChecker}, the runs of the
+ * leader-only job.
  *
  * <h2>What a belief interval is, and why the count of overlaps is sound</h2>
  *
@@ -179,6 +180,15 @@ final class Checker {
 		final List<long[]> actions = new ArrayList<>(); // c0, c1, term, w0, w1, outcome(1
 														// accepted, 0 refused, -1 error)
 
+		/** The leader-only job's claims: t, tick, first, term, catch-up (1) or not. */
+		final List<long[]> jobStarts = new ArrayList<>();
+
+		/**
+		 * Their outcomes: t0, t1, tick, first, term, outcome (1 run, 0 refused, -1
+		 * error), catch-up (1) or not.
+		 */
+		final List<long[]> jobs = new ArrayList<>();
+
 	}
 
 	/** All the records of a run. */
@@ -258,6 +268,10 @@ final class Checker {
 							f[6].equals("accepted") ? 1 : f[6].equals("refused") ? 0 : -1 });
 					case "rogue" -> records.rogueWrites.add(new long[] { l(f[1]), l(f[2]), l(f[3]),
 							f[4].equals("accepted") ? 1 : f[4].equals("refused") ? 0 : -1 });
+					case "job-start" ->
+						records.jobStarts.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), catchUp(f[5]) });
+					case "job" -> records.jobs.add(new long[] { l(f[1]), l(f[2]), l(f[3]), l(f[4]), l(f[5]),
+							f[7].equals("run") ? 1 : f[7].equals("refused") ? 0 : -1, catchUp(f[6]) });
 					case "clock" -> node.clocks.add(new long[] { l(f[1]), l(f[2]) });
 					case "stall" -> node.stalls.add(new long[] { l(f[1]), l(f[2]) });
 					case "rate" -> node.clockRates.put(l(f[1]), Double.parseDouble(f[2]));
@@ -306,6 +320,10 @@ final class Checker {
 
 		private static long l(String value) {
 			return Long.parseLong(value);
+		}
+
+		private static long catchUp(String kind) {
+			return kind.equals("catch-up") ? 1 : 0;
 		}
 
 	}
@@ -545,7 +563,7 @@ final class Checker {
 					this.run.writes.values().stream().mapToInt(List::size).sum(), failovers(leading), availability,
 					longestGap / 1e6, eventOverlaps, eventOverlapNanos / 1e6, maxClockOffsetSeconds(),
 					leaderless(leading), Liveness.Bounds.of(this.settings), holdUps[0], holdUps[1] / 1e6, rogue,
-					rogueRefused, handOverCount);
+					rogueRefused, handOverCount, WorkChecker.check(this.run, this.settings, this.intervals));
 		}
 
 		/** Every group's intervals without a leader, in the order they began. */

@@ -32,6 +32,10 @@ import java.util.Map;
  * probe &lt;p0&gt; &lt;p1&gt; &lt;t0&gt; &lt;t1&gt; &lt;fromTerm&gt; &lt;toTerm&gt; &lt;g&gt;
  * action &lt;c0&gt; &lt;c1&gt; &lt;term&gt; &lt;w0&gt; &lt;w1&gt; &lt;accepted|refused|error&gt; &lt;g&gt;
  * rogue &lt;w0&gt; &lt;w1&gt; &lt;term&gt; &lt;accepted|refused|error&gt; &lt;g&gt;
+ * job-start &lt;t&gt; &lt;tick&gt; &lt;first&gt; &lt;term&gt; &lt;plain|catch-up&gt; &lt;g&gt;   (before a claim of the job, see JobTicker)
+ * job &lt;t0&gt; &lt;t1&gt; &lt;tick&gt; &lt;first&gt; &lt;term&gt; &lt;plain|catch-up&gt; &lt;run|refused|error&gt; &lt;g&gt;
+ * job-missed &lt;t&gt; &lt;first|-&gt; &lt;newest|-&gt; &lt;found|none|error&gt; &lt;g&gt;
+ * job-clock &lt;t&gt; &lt;lastTick&gt; &lt;currentTick&gt; &lt;g&gt;     (the ticker saw its wall clock jump)
  * ready &lt;t&gt;
  * clock &lt;t&gt; &lt;wallMillis&gt;
  * stall &lt;tFrom&gt; &lt;tTo&gt;                (the probe did not run in between, see ChaosNode)
@@ -40,7 +44,9 @@ import java.util.Map;
  * </pre> A probe line says that the sample of {@code leadership()} of group g read
  * between p0 and p1 saw {@code fromTerm} (0: none) and the next one, read between t0 and
  * t1, saw {@code toTerm}. An action line says that the check that allowed the write ran
- * between c0 and c1, and the write between w0 and w1.
+ * between c0 and c1, and the write between w0 and w1. A job line's ticks are epoch
+ * milliseconds of the node's wall clock; {@code first} is the tick itself for a plain
+ * run, the first tick missed for a catch-up.
  *
  * <p>
  * The harness's lines: <pre>
@@ -64,7 +70,8 @@ final class EventLog implements AutoCloseable {
 	private static final Map<String, Integer> GROUP_RECORD_FIELDS = Map.ofEntries(Map.entry("acquire", 7),
 			Map.entry("renew-start", 4), Map.entry("renew-end", 6), Map.entry("release", 4),
 			Map.entry("release-end", 4), Map.entry("granted", 4), Map.entry("revoked", 5), Map.entry("probe", 8),
-			Map.entry("action", 8), Map.entry("rogue", 6), Map.entry("write", 5));
+			Map.entry("action", 8), Map.entry("rogue", 6), Map.entry("write", 5), Map.entry("job-start", 7),
+			Map.entry("job", 9), Map.entry("job-missed", 6), Map.entry("job-clock", 5));
 
 	/** Whether records of this type are about one group's election, and end with it. */
 	static boolean isAboutAGroup(String type) {

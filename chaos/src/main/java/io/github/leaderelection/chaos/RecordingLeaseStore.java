@@ -10,6 +10,8 @@ import io.github.leaderelection.spi.BatchCutShortException;
 import io.github.leaderelection.spi.ForwardingLeaseStore;
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
+import io.github.leaderelection.spi.RunRecordStore;
+import io.github.leaderelection.RunRecord;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,14 +24,29 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A renewal's start is written before the call, so a renewal whose outcome never made it
  * to the log (the node was killed during it) still counts as one that may have succeeded.
+ *
+ * <p>
+ * The engine gives a group run records only when its store is a {@link RunRecordStore}, a
+ * capability a forwarding store does not have of itself: {@link #of} keeps it when the
+ * store it records has it, so that the nodes' leader-only job claims its ticks in the
+ * store they elect through.
  */
-final class RecordingLeaseStore extends ForwardingLeaseStore {
+class RecordingLeaseStore extends ForwardingLeaseStore {
 
 	private final EventLog log;
 
-	RecordingLeaseStore(LeaseStore delegate, EventLog log) {
+	private RecordingLeaseStore(LeaseStore delegate, EventLog log) {
 		super(delegate);
 		this.log = log;
+	}
+
+	/**
+	 * A recording store in front of {@code delegate}, which keeps run records if
+	 * {@code delegate} does.
+	 */
+	static RecordingLeaseStore of(LeaseStore delegate, EventLog log) {
+		return (delegate instanceof RunRecordStore runs) ? new WithRunRecords(delegate, runs, log)
+				: new RecordingLeaseStore(delegate, log);
 	}
 
 	@Override
@@ -151,6 +168,35 @@ final class RecordingLeaseStore extends ForwardingLeaseStore {
 		this.log.write("release", EventLog.now(), lease.term(), lease.group());
 		delegate().release(lease, timeout);
 		this.log.write("release-end", EventLog.now(), lease.term(), lease.group());
+	}
+
+	/**
+	 * A recording store whose store keeps run records: their calls go to it unchanged.
+	 */
+	private static final class WithRunRecords extends RecordingLeaseStore implements RunRecordStore {
+
+		private final RunRecordStore runs;
+
+		private WithRunRecords(LeaseStore delegate, RunRecordStore runs, EventLog log) {
+			super(delegate, log);
+			this.runs = runs;
+		}
+
+		@Override
+		public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
+			return this.runs.lastRun(group, job, timeout);
+		}
+
+		@Override
+		public boolean claimRun(Lease lease, RunRecord run, Duration minInterval, Duration timeout) {
+			return this.runs.claimRun(lease, run, minInterval, timeout);
+		}
+
+		@Override
+		public boolean finishRun(RunRecord ended, Duration timeout) {
+			return this.runs.finishRun(ended, timeout);
+		}
+
 	}
 
 }

@@ -23,6 +23,23 @@ class ControlExperimentTests {
 	}
 
 	/**
+	 * The job control: the same nodes, whose leader-only job claims nothing in the run
+	 * records and runs whenever the node's flag says it leads. The leader paused past its
+	 * lease wakes still believing and runs the seconds it slept through, which the new
+	 * leader ran from its grant on: the work checker must see ticks run twice.
+	 */
+	@Test
+	void aJobThatDoesNotClaimItsTicksRunsSomeTwiceWhenItsLeaderIsPausedPastItsLease() throws Exception {
+		ChaosSummary summary = new ChaosRun(ChaosSettings.jobControl(Backend.JDBC_MARIADB, 7, 3, ChaosTests.OUTPUT))
+			.run();
+		assertThat(summary.faults()).containsOnlyKeys(FaultType.STOP_LEADER.id());
+		assertThat(summary.settings().runRecords()).isFalse();
+		assertThat(summary.work().duplicates()).as(summary.table()).isPositive();
+		assertThat(summary.violations()).as(summary.table()).anyMatch((violation) -> violation.contains("run twice"));
+		assertThat(summary.passed()).isFalse();
+	}
+
+	/**
 	 * The clock control: nodes that do everything right, but whose leader's election
 	 * clock runs at half the store's rate while its link is cut. A belief of one renew
 	 * deadline on that clock outlasts the lease in the store, which is why the README

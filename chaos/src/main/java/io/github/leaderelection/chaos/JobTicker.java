@@ -1,6 +1,8 @@
 package io.github.leaderelection.chaos;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
@@ -82,6 +84,9 @@ final class JobTicker {
 
 	private volatile @Nullable Thread thread;
 
+	/** The runs this wake claimed, whose work is still to do. */
+	private final List<Optional<RunRecord>> runs = new ArrayList<>();
+
 	/**
 	 * @param election the group whose leader runs the job
 	 * @param records whether the job claims its ticks in the store's run records
@@ -128,6 +133,7 @@ final class JobTicker {
 				last += TICK_MILLIS;
 				fire(last, last, "plain");
 			}
+			finishRuns();
 			long wait = last + TICK_MILLIS - System.currentTimeMillis();
 			if (wait > 0 && !this.catchUpDue) {
 				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(wait));
@@ -176,7 +182,7 @@ final class JobTicker {
 			long t = EventLog.now();
 			this.log.write("job-start", t, tick, first, term, kind, group());
 			this.log.write("job", t, EventLog.now(), tick, first, term, kind, "run", group());
-			work();
+			this.runs.add(Optional.empty());
 			return true;
 		}
 		long t0 = EventLog.now();
@@ -196,16 +202,32 @@ final class JobTicker {
 			this.log.write("job", t0, t1, tick, first, term, kind, "refused", group());
 			return false;
 		}
-		RunRecord run = claimed.get();
-		this.log.write("job", t0, t1, tick, first, run.term(), kind, "run", group());
-		work();
-		try {
-			this.job.finish(run, RunOutcome.SUCCEEDED, Instant.now());
-		}
-		catch (RuntimeException ex) {
-			// The run happened; only its end is not recorded.
-		}
+		this.log.write("job", t0, t1, tick, first, claimed.get().term(), kind, "run", group());
+		this.runs.add(claimed);
 		return true;
+	}
+
+	/**
+	 * Does the work of the runs this wake claimed, and records their end. The fires a
+	 * late wake owes come back to back, as a fixed-rate scheduler's overdue executions
+	 * do, each asking whether the node leads; the work follows them.
+	 */
+	private void finishRuns() {
+		if (this.runs.isEmpty()) {
+			return;
+		}
+		work();
+		for (Optional<RunRecord> run : this.runs) {
+			if (run.isPresent() && this.job != null) {
+				try {
+					this.job.finish(run.get(), RunOutcome.SUCCEEDED, Instant.now());
+				}
+				catch (RuntimeException ex) {
+					// The run happened; only its end is not recorded.
+				}
+			}
+		}
+		this.runs.clear();
 	}
 
 	/** The term the node believes it leads the group in, 0 if none. */

@@ -222,12 +222,12 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		field(json, "runRecords", this.settings.runRecords());
 		field(json, "job",
 				String.format(Locale.ROOT,
-						"{\"runs\": %d, \"catchUpRuns\": %d, \"ticksCovered\": %d, \"duplicates\": %d, "
-								+ "\"ticksLost\": %d, \"duplicatesAcrossDataLoss\": %d, \"ticksUncertain\": %d, "
-								+ "\"ticksLostWithStoreData\": %d, \"boundMillis\": %d}",
-						this.work.runs(), this.work.catchUps(), this.work.ticksCovered(), this.work.duplicates(),
-						this.work.lost().size(), this.work.duplicatesAcrossDataLoss(), this.work.uncertain(),
-						this.work.lostWithData(), this.work.boundMillis()));
+						"{\"runs\": %d, \"catchUpRuns\": %d, \"ticksCovered\": %d, \"ticksCoveredAhead\": %d, "
+								+ "\"duplicates\": %d, \"ticksLost\": %d, \"duplicatesAcrossDataLoss\": %d, "
+								+ "\"ticksUncertain\": %d, \"ticksLostWithStoreData\": %d, \"boundMillis\": %d}",
+						this.work.runs(), this.work.catchUps(), this.work.ticksCovered(), this.work.coveredAhead(),
+						this.work.duplicates(), this.work.lost().size(), this.work.duplicatesAcrossDataLoss(),
+						this.work.uncertain(), this.work.lostWithData(), this.work.boundMillis()));
 		field(json, "leaderlessIntervals", this.leaderless.size());
 		field(json, "leaderlessPastBound", lateGaps().size());
 		List<Liveness.Gap> handOverGaps = handOverGaps();
@@ -324,10 +324,11 @@ record ChaosSummary(ChaosSettings settings, double durationSeconds, Map<String, 
 		row(table, "writes held up", this.writesHeldUp + " over " + FencedTable.HOLD_UP_BOUND.toMillis()
 				+ " ms (longest write " + format(this.longestWriteMillis) + " ms)");
 		row(table, "leader-only job", String.format(Locale.ROOT,
-				"%d runs (%d catch-ups), %d ticks covered, %d run twice, %d lost (not judged: %d after a claim of "
-						+ "unknown outcome, %d with lost store data, %d run again after it; bound %d ms)%s",
-				this.work.runs(), this.work.catchUps(), this.work.ticksCovered(), this.work.duplicates(),
-				this.work.lost().size(), this.work.uncertain(), this.work.lostWithData(),
+				"%d runs (%d catch-ups), %d ticks covered (%d before they were due), %d run twice, %d lost (not "
+						+ "judged: %d after a claim of unknown outcome, %d with lost store data, %d run again after "
+						+ "it; bound %d ms)%s",
+				this.work.runs(), this.work.catchUps(), this.work.ticksCovered(), this.work.coveredAhead(),
+				this.work.duplicates(), this.work.lost().size(), this.work.uncertain(), this.work.lostWithData(),
 				this.work.duplicatesAcrossDataLoss(), this.work.boundMillis(),
 				this.settings.runRecords() ? "" : ", run records off"));
 		row(table, "leader availability", String.format(Locale.ROOT, "%.1f %% (longest gap %s ms)",

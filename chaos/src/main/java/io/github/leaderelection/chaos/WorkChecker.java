@@ -51,8 +51,9 @@ import io.github.leaderelection.chaos.Checker.Interval;
  * either fired T or caught up on its grant.</li>
  * </ul>
  * A clock that jumped ahead claims the seconds it jumped over with a catch-up run, so the
- * ticks of the reference time it passed are covered; the others refuse the ticks it
- * claimed ahead of them.
+ * ticks of the reference time it passed are covered, before they are due; the store
+ * refuses the others' claims until their clocks pass the last tick it claimed. The
+ * summary counts those ticks apart ({@code coveredAhead}).
  */
 final class WorkChecker {
 
@@ -70,6 +71,9 @@ final class WorkChecker {
 	 * run)
 	 * @param catchUps of them, catch-up runs
 	 * @param ticksCovered seconds of the reference time checked that a run covered
+	 * @param coveredAhead of them, those that only runs claimed before the second came
+	 * covered: a clock ahead claimed them, and the others' claims were refused until
+	 * their clocks got there
 	 * @param duplicates ticks covered by a second run, between two data losses
 	 * @param duplicatesAcrossDataLoss ticks covered again after the store lost its data
 	 * @param lost ticks lost (see the class doc), in seconds from the run's start
@@ -77,10 +81,10 @@ final class WorkChecker {
 	 * @param lostWithData ticks not covered because the store lost its data
 	 * @param boundMillis how old a tick must be to be judged
 	 */
-	record Result(long runs, long catchUps, long ticksCovered, long duplicates, long duplicatesAcrossDataLoss,
-			List<Long> lost, long uncertain, long lostWithData, long boundMillis) {
+	record Result(long runs, long catchUps, long ticksCovered, long coveredAhead, long duplicates,
+			long duplicatesAcrossDataLoss, List<Long> lost, long uncertain, long lostWithData, long boundMillis) {
 
-		static final Result NONE = new Result(0, 0, 0, 0, 0, List.of(), 0, 0, 0);
+		static final Result NONE = new Result(0, 0, 0, 0, 0, 0, List.of(), 0, 0, 0);
 
 	}
 
@@ -198,12 +202,16 @@ final class WorkChecker {
 		long first = referenceSecond(runs.get(0).start()) + 1;
 		long last = Math.floorDiv(referenceMillis(this.run.end - bound), JobTicker.TICK_MILLIS);
 		long ticksCovered = 0;
+		long coveredAhead = 0;
 		long uncertainTicks = 0;
 		long lostWithDataTicks = 0;
 		List<Long> lost = new ArrayList<>();
 		for (long second = first; second <= last; second++) {
 			if (contains(covered, second)) {
 				ticksCovered++;
+				if (!coveredWhenDue(runs, second)) {
+					coveredAhead++;
+				}
 			}
 			else if (contains(uncertain, second)) {
 				uncertainTicks++;
@@ -215,8 +223,8 @@ final class WorkChecker {
 				lost.add(second * JobTicker.TICK_MILLIS - this.run.startWall);
 			}
 		}
-		return new Result(runs.size(), runs.stream().filter(Claim::catchUp).count(), ticksCovered, withinEpochs,
-				overall - withinEpochs, lost, uncertainTicks, lostWithDataTicks, bound / 1_000_000);
+		return new Result(runs.size(), runs.stream().filter(Claim::catchUp).count(), ticksCovered, coveredAhead,
+				withinEpochs, overall - withinEpochs, lost, uncertainTicks, lostWithDataTicks, bound / 1_000_000);
 	}
 
 	/**
@@ -229,6 +237,17 @@ final class WorkChecker {
 		long leaderless = Math.max(Math.max(bounds.crash(), bounds.workingLink()), bounds.lostData());
 		leaderless = Math.max(leaderless, bounds.sessionReconnect() + 2 * bounds.retry());
 		return leaderless + bounds.holdBack() + bounds.retry();
+	}
+
+	/**
+	 * Whether a run claimed once the second was due covers it, give or take half a tick
+	 * (the harness's clock and the nodes' true ones may drift apart by milliseconds).
+	 */
+	private boolean coveredWhenDue(List<Claim> runs, long second) {
+		long due = second * JobTicker.TICK_MILLIS - JobTicker.TICK_MILLIS / 2;
+		return runs.stream()
+			.anyMatch(
+					(claim) -> claim.from() <= second && second <= claim.to() && referenceMillis(claim.start()) >= due);
 	}
 
 	/**

@@ -155,6 +155,20 @@ class WorkCheckerTests {
 		assertThat(check().work().lost()).containsExactly(4000L, 5000L, 6000L);
 	}
 
+	@Test
+	void aClockAheadCoversTheTicksItJumpedOverBeforeTheyAreDue() throws IOException {
+		leads("a", 0, 10_000, 1);
+		runs("a", 1000, 3000, 1);
+		// a's clock jumps 20 s ahead: it catches up to its new second, and the true
+		// clocks' claims are refused until theirs get there.
+		claimAt("a", 3500, 23_000, 4000, 1, "catch-up", "run");
+		ChaosSummary summary = check();
+		assertThat(summary.work().lost()).isEmpty();
+		assertThat(summary.work().ticksCovered()).isEqualTo(5); // 2000 to 6000
+		assertThat(summary.work().coveredAhead()).isEqualTo(3); // 4000 to 6000
+		assertThat(summary.passed()).isTrue();
+	}
+
 	// Records
 
 	/**

@@ -80,7 +80,11 @@ final class JobTicker {
 
 	private final long workMillis;
 
+	/** Set by a grant: catch up at once. */
 	private volatile boolean catchUpDue;
+
+	/** Set by a store error: catch up at the next fire. */
+	private boolean catchUpAgain;
 
 	private volatile @Nullable Thread thread;
 
@@ -123,10 +127,11 @@ final class JobTicker {
 			if (current < last || current > last + MAX_BURST * TICK_MILLIS) {
 				this.log.write("job-clock", EventLog.now(), last, current, group());
 				last = current - TICK_MILLIS;
-				this.catchUpDue = true;
+				this.catchUpAgain = true;
 			}
-			if (this.catchUpDue) {
+			if (this.catchUpDue || this.catchUpAgain) {
 				this.catchUpDue = false;
+				this.catchUpAgain = false;
 				last = Math.max(last, catchUp(current));
 			}
 			while (last < current) {
@@ -159,7 +164,7 @@ final class JobTicker {
 		}
 		catch (RuntimeException ex) {
 			this.log.write("job-missed", EventLog.now(), "-", "-", "error", group());
-			this.catchUpDue = true;
+			this.catchUpAgain = true;
 			return Long.MIN_VALUE;
 		}
 		if (missed.isEmpty() || !missed.get().run()) {
@@ -194,7 +199,7 @@ final class JobTicker {
 		catch (RuntimeException ex) {
 			this.log.write("job", t0, EventLog.now(), tick, first, term, kind, "error", group());
 			// The claim may have landed; the next fire asks what the record says.
-			this.catchUpDue = true;
+			this.catchUpAgain = true;
 			return false;
 		}
 		long t1 = EventLog.now();

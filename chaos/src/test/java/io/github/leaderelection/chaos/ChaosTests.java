@@ -13,7 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs the experiment against real stores: a short seeded run per backend, which fails
- * the build on any overlap, action outside a belief or term regression.
+ * the build on any overlap, action outside a belief or term regression, and on any tick
+ * of the leader-only job run twice or lost ({@link WorkChecker}).
  * {@link ConfiguredChaosRun} is the long run of one backend ({@code -Pchaos}).
  */
 class ChaosTests {

@@ -259,6 +259,9 @@ final class Liveness {
 		long deadline = saturatedAdd(candidates.takeOverPossibleFrom(start, ""), bounds.workingLink() + roundTrip);
 		boolean charged = false;
 		boolean lostData = false;
+		// The latest deadline of the charged faults other than lost data, and its fault.
+		long otherDeadline = Long.MIN_VALUE;
+		String otherCause = null;
 		long handOverDeadline = 0;
 		for (Fault fault : faults) {
 			if (fault.group() != null && !fault.group().equals(group)) {
@@ -280,7 +283,12 @@ final class Liveness {
 				if (fault.isHandOver()) {
 					handOverDeadline = saturatedAdd(faultDeadline, bounds.holdBack() + stall);
 				}
-				lostData |= FaultType.LOSE_STORE_DATA.toString().equals(fault.type());
+				boolean lost = FaultType.LOSE_STORE_DATA.toString().equals(fault.type());
+				lostData |= lost;
+				if (!lost && (otherCause == null || faultDeadline > otherDeadline)) {
+					otherDeadline = faultDeadline;
+					otherCause = fault.type();
+				}
 				if (!charged || faultDeadline > deadline) {
 					deadline = faultDeadline;
 					cause = fault.type();
@@ -288,11 +296,17 @@ final class Liveness {
 				}
 			}
 		}
-		if (lostData && !cause.equals(FaultType.LOSE_STORE_DATA.toString())) {
+		if (lostData && otherCause != null) {
 			// Another fault kept the group from being taken until its own bound (a
 			// leader cut off or killed with its lease live): the take it allows then
-			// finds the record lost, and waits one lease more.
-			deadline = saturatedAdd(deadline, bounds.lease() + bounds.lostLeaseKeyWait());
+			// finds the record lost, and waits one lease more. Whichever is later, that
+			// or the loss's own bound: a loss whose bound ends after the other fault's
+			// still leaves the take that fault allows to wait.
+			long afterOther = saturatedAdd(otherDeadline, bounds.lease() + bounds.lostLeaseKeyWait());
+			if (afterOther > deadline) {
+				deadline = afterOther;
+				cause = otherCause;
+			}
 		}
 		return new Gap(group, start, end, cause, saturatedAdd(deadline, bounds.holdBack() + stall), stall,
 				handOverDeadline);

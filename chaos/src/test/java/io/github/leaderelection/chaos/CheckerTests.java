@@ -412,6 +412,31 @@ class CheckerTests {
 	}
 
 	@Test
+	void aLeaderStoppedAfterItsRecordWasLostBoundsTheGapByItsFaultPlusTheLostWaitEvenIfTheLossEndsLater()
+			throws IOException {
+		// a's term lowered at 1000 (the loss's own bound: 1000 + 2800 + 20), a stopped at
+		// 1300 with its lease live: nobody takes the group before the stop's bound (1300
+		// + 2480 + 20), earlier than the loss's, and the take then finds the record lost
+		// and waits one lease more (2000), until 5800.
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 900, 910, 1, "true");
+		fault("lose-store-data", 1000, 1010);
+		fault("stop-leader", 1300, 4000);
+		node("b", "library");
+		acquire("b", 5700, 5710, 2);
+		this.endMillis = 7000;
+		assertThat(check().leaderless()).singleElement().satisfies((gap) -> {
+			assertThat(gap.cause()).isEqualTo("stop-leader");
+			assertThat(gap.withinBound()).isTrue();
+		});
+		this.nodes.get("b").clear();
+		node("b", "library");
+		acquire("b", 5900, 5910, 2);
+		assertThat(check().lateGaps()).hasSize(1);
+	}
+
+	@Test
 	void aBoundCountsFromWhenAnotherCandidateRuns() throws IOException {
 		node("a", "library");
 		acquire("a", 0, 10, 1);

@@ -2,6 +2,7 @@ package io.github.leaderelection.chaos;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -185,6 +186,11 @@ class RecordingLeaseStore extends ForwardingLeaseStore {
 		@Override
 		public Optional<RunRecord> lastRun(String group, String job, Duration timeout) {
 			return this.runs.lastRun(group, job, timeout);
+		}
+
+		@Override
+		public List<RunRecord> runs(String group, Duration timeout) {
+			return this.runs.runs(group, timeout);
 		}
 
 		@Override

@@ -1,6 +1,7 @@
 package io.github.leaderelection.scheduling;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
@@ -36,6 +37,13 @@ public final class ScheduledJob {
 	/** The name of the observation of each run. */
 	static final String OBSERVATION = "leader.election.job.run";
 
+	/**
+	 * How far ahead of this instance's clock the last run's tick may lie before a refused
+	 * claim is blamed on a clock that is off: more than a scheduler's lateness, less than
+	 * anything an operator would let pass.
+	 */
+	static final Duration CLOCK_TOLERANCE = Duration.ofSeconds(10);
+
 	private final LeaderOnlyJob job;
 
 	private final String method;
@@ -53,6 +61,9 @@ public final class ScheduledJob {
 	private final JobStats stats = new JobStats();
 
 	private volatile @Nullable ScheduledFuture<?> future;
+
+	/** The tick ahead of this clock last warned of, so that each is warned of once. */
+	private volatile long warnedTickAhead;
 
 	/**
 	 * @param job the job, with its group, name, schedule and policy
@@ -161,6 +172,34 @@ public final class ScheduledJob {
 		return this.job.group();
 	}
 
+	/**
+	 * Warns, once per last run, when a claim was refused because the last run's tick lies
+	 * far ahead of this instance's clock: the job would otherwise stop here without a
+	 * word until this clock passes it.
+	 * @return whether the refusal is explained so
+	 */
+	private boolean warnedOfClockAhead(Instant tick) {
+		RunRecord ahead;
+		try {
+			ahead = this.job.lastRunAhead(this.clock.instant(), CLOCK_TOLERANCE).orElse(null);
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+		if (ahead == null) {
+			return false;
+		}
+		if (this.warnedTickAhead != ahead.tick()) {
+			this.warnedTickAhead = ahead.tick();
+			Instant last = Instant.ofEpochMilli(ahead.tick());
+			logger.warn("Did not run {} for its tick {} in group '{}': its last run, by '{}' in term {}, was for tick "
+					+ "{}, {} ahead of this instance's clock. That instance's clock is ahead, or this one's behind; "
+					+ "no tick up to {} runs until this clock passes it. Keep the instances' clocks in sync (NTP).",
+					this.method, tick, group(), ahead.holder(), ahead.term(), last, Duration.between(tick, last), last);
+		}
+		return true;
+	}
+
 	@Override
 	public String toString() {
 		return this.method + " as " + this.job;
@@ -202,11 +241,13 @@ public final class ScheduledJob {
 			if (claimed.isEmpty()) {
 				if (ScheduledJob.this.job.election().isLeader()) {
 					ScheduledJob.this.stats.alreadyRun();
-					logger.info(
-							"Did not run {} for its tick {} in group '{}': that tick, or one less than {} "
-									+ "before it, was already run",
-							ScheduledJob.this.method, this.tick, group(),
-							ScheduledJob.this.job.schedule().minInterval());
+					if (!warnedOfClockAhead(this.tick)) {
+						logger.info(
+								"Did not run {} for its tick {} in group '{}': that tick, or one less than {} "
+										+ "before it, was already run",
+								ScheduledJob.this.method, this.tick, group(),
+								ScheduledJob.this.job.schedule().minInterval());
+					}
 				}
 				return null;
 			}

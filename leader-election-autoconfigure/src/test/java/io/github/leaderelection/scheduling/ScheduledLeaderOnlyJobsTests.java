@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.LeaderElectionRegistry;
@@ -24,12 +25,15 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -43,6 +47,7 @@ import static org.awaitility.Awaitility.await;
  * tick runs once across the instances and across a hand-over, a tick already claimed is
  * not run, and the next leader catches up the ticks missed while nobody led.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ScheduledLeaderOnlyJobsTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
@@ -102,6 +107,23 @@ class ScheduledLeaderOnlyJobsTests {
 			JobStats stats = job(context).stats();
 			assertThat(stats.skippedAsAlreadyRun()).as("ticks up to the claimed one, refused").isPositive();
 			assertThat(stats.claims()).isGreaterThan(stats.skippedAsAlreadyRun());
+		});
+	}
+
+	@Test
+	void aLastRunClaimedByAClockFarAheadIsWarnedOfOnce(CapturedOutput output) {
+		Instant ahead = Instant.now().plus(Duration.ofHours(5)).truncatedTo(ChronoUnit.SECONDS);
+		seed("everySecond.tick", ahead);
+		runner(EverySecond.class).run((context) -> {
+			ApplicationReady.publish(context);
+			JobStats stats = job(context).stats();
+			await().atMost(WAIT).until(() -> stats.skippedAsAlreadyRun() >= 3);
+			assertThat(context.getBean(EverySecond.class).calls()).isZero();
+			String warning = "its last run, by 'seeder' in term ";
+			assertThat(output.getOut()).contains(warning)
+				.contains("was for tick " + ahead + ", PT")
+				.contains("Keep the instances' clocks in sync (NTP).");
+			assertThat(output.getOut().split(Pattern.quote(warning), -1)).as("warnings").hasSize(2);
 		});
 	}
 

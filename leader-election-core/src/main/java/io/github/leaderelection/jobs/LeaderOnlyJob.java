@@ -125,6 +125,20 @@ public final class LeaderOnlyJob {
 	}
 
 	/**
+	 * The job's last run, if its tick lies ahead of {@code now} by more than
+	 * {@code tolerance}: claimed by an instance whose clock is ahead of this one's (or
+	 * this one's behind). No tick up to it can be claimed any more, so this instance runs
+	 * the job only once its clock has passed it; the caller says so.
+	 * @param now this instance's time
+	 * @param tolerance how far ahead a tick may lie without it being a clock that is off
+	 * @return the run, or empty when its tick is not that far ahead or the job never ran
+	 */
+	public Optional<RunRecord> lastRunAhead(Instant now, Duration tolerance) {
+		long limit = now.plus(tolerance).toEpochMilli();
+		return lastRun().filter((last) -> last.tick() > limit);
+	}
+
+	/**
 	 * Finds the ticks that passed unrun since the job's last recorded run. A job that has
 	 * never run has missed nothing: its first tick is the first one after it was
 	 * scheduled. A fixed-delay job never misses a tick.

@@ -149,6 +149,19 @@ class LeaderOnlyJobTests {
 	}
 
 	@Test
+	void aLastRunFarAheadOfThisClockIsFoundAsSuch() {
+		LeaderOnlyJob job = new LeaderOnlyJob(leader("a"), "nightly", EVERY_MINUTE, MissedTicks.runOnce());
+		assertThat(job.lastRunAhead(T0, Duration.ofSeconds(10))).as("never ran").isEmpty();
+		Instant ahead = T0.plus(Duration.ofHours(5));
+		job.claim(ahead, ahead).orElseThrow();
+		assertThat(job.lastRunAhead(T0, Duration.ofSeconds(10)))
+			.hasValueSatisfying((run) -> assertThat(run.tick()).isEqualTo(ahead.toEpochMilli()));
+		assertThat(job.lastRunAhead(ahead.minusSeconds(5), Duration.ofSeconds(10))).as("within the tolerance")
+			.isEmpty();
+		assertThat(job.claim(T0.plusSeconds(60), T0.plusSeconds(60))).as("a tick of this clock").isEmpty();
+	}
+
+	@Test
 	void aJobThatNeverRanHasMissedNothing() {
 		LeaderOnlyJob job = new LeaderOnlyJob(leader("a"), "new", EVERY_MINUTE, MissedTicks.runOnce());
 		assertThat(job.missedTick(T0.plus(Duration.ofDays(1)))).isEmpty();

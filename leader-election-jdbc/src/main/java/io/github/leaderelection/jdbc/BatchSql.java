@@ -71,7 +71,7 @@ final class BatchSql {
 			+ "active_from_ms, lease_until_ms) SELECT g, ?, " + LeaseSql.FIRST_TERM
 			+ ", {now}, {now} + ? FROM unnest(?::text[]) AS g ORDER BY g "
 			+ "ON CONFLICT (group_name) DO UPDATE SET active_from_ms = GREATEST(t.lease_until_ms, {now}), "
-			+ "holder_id = EXCLUDED.holder_id, term = GREATEST(t.term + 1, {now} * 1000), "
+			+ "holder_id = EXCLUDED.holder_id, term = GREATEST(t.term + 1, {nowMicros}), "
 			+ "lease_until_ms = EXCLUDED.lease_until_ms "
 			+ "WHERE t.holder_id IS NULL OR t.holder_id = EXCLUDED.holder_id OR t.lease_until_ms <= {now} "
 			+ "RETURNING " + LEASE_COLUMNS + ", t.group_name";
@@ -81,7 +81,7 @@ final class BatchSql {
 			+ "active_from_ms - {now}, group_name FROM FINAL TABLE (MERGE INTO {table} t USING (VALUES {groups}) "
 			+ "AS s(g) ON t.group_name = s.g WHEN MATCHED AND (t.holder_id IS NULL OR t.holder_id = ? "
 			+ "OR t.lease_until_ms <= {now}) THEN UPDATE SET active_from_ms = GREATEST(t.lease_until_ms, {now}), "
-			+ "holder_id = ?, term = GREATEST(t.term + 1, {now} * 1000), lease_until_ms = {now} + ? "
+			+ "holder_id = ?, term = GREATEST(t.term + 1, {nowMicros}), lease_until_ms = {now} + ? "
 			+ "WHEN NOT MATCHED THEN INSERT (group_name, holder_id, term, active_from_ms, lease_until_ms) "
 			+ "VALUES (s.g, ?, " + LeaseSql.FIRST_TERM + ", {now}, {now} + ?))";
 
@@ -120,6 +120,7 @@ final class BatchSql {
 		this.way = way;
 		this.dialect = dialect;
 		this.render = (template) -> template.replace("{table}", table)
+			.replace("{nowMicros}", dialect.nowMicros())
 			.replace("{now}", dialect.nowMillis())
 			.replace("{groupType}", groupType)
 			.replace("{holderType}", holderType);

@@ -22,10 +22,10 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 	 * row went back to an older term (a restore, a hand edit) before a candidate that had
 	 * not seen the later one took it.
 	 */
-	static final String NEXT_TERM = "GREATEST(term + 1, {now} * 1000)";
+	static final String NEXT_TERM = "GREATEST(term + 1, {nowMicros})";
 
 	/** The term of a group's first grant: the database clock in microseconds. */
-	static final String FIRST_TERM = "{now} * 1000";
+	static final String FIRST_TERM = "{nowMicros}";
 
 	private static final String DDL = """
 			CREATE TABLE IF NOT EXISTS {table} (
@@ -138,6 +138,7 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 
 	static LeaseSql of(SqlDialect dialect, String table) {
 		UnaryOperator<String> render = (template) -> template.replace("{table}", table)
+			.replace("{nowMicros}", dialect.nowMicros())
 			.replace("{now}", dialect.nowMillis());
 		return new LeaseSql(dialect, render.apply(READ), render.apply(ACQUIRE), render.apply(INSERT),
 				render.apply(RENEW), render.apply(RELEASE), render.apply(FORCE), render.apply(CLEAR),
@@ -171,6 +172,7 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 
 		static CandidateSql of(SqlDialect dialect, String table) {
 			UnaryOperator<String> render = (template) -> template.replace("{table}", table)
+				.replace("{nowMicros}", dialect.nowMicros())
 				.replace("{now}", dialect.nowMillis());
 			String keepAlive = switch (dialect) {
 				case POSTGRESQL -> KEEP_CANDIDATE_ALIVE_POSTGRESQL;

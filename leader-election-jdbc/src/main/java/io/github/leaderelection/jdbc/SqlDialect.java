@@ -18,15 +18,16 @@ enum SqlDialect {
 	 * depend on the session time zone, unlike {@code UNIX_TIMESTAMP(NOW())}, which
 	 * converts through it and is ambiguous in the hour a daylight saving time ends.
 	 */
-	MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", null, null, "MySQL",
-			"MariaDB"),
+	MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
+			"TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))", null, null, "MySQL", "MariaDB"),
 
 	/**
 	 * PostgreSQL. {@code statement_timestamp()} rather than {@code now()}, which stays at
 	 * the start of the transaction. A notification sent inside a transaction is delivered
 	 * on commit only.
 	 */
-	POSTGRESQL("CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)", "SELECT pg_notify(?, ?)",
+	POSTGRESQL("CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)",
+			"CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000000) AS BIGINT)", "SELECT pg_notify(?, ?)",
 			"{update} RETURNING {column}", "PostgreSQL"),
 
 	/**
@@ -35,10 +36,13 @@ enum SqlDialect {
 	 * UTC. Some modes fix {@code CURRENT_TIMESTAMP} for a whole transaction, which only
 	 * makes a take-over and its read-back agree.
 	 */
-	H2("CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", null,
+	H2("CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)",
+			"CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000) AS BIGINT)", null,
 			"SELECT {column} FROM FINAL TABLE ({update})", "H2");
 
 	private final String nowMillis;
+
+	private final String nowMicros;
 
 	private final @Nullable String announce;
 
@@ -46,8 +50,10 @@ enum SqlDialect {
 
 	private final List<String> productNames;
 
-	SqlDialect(String nowMillis, @Nullable String announce, @Nullable String returning, String... productNames) {
+	SqlDialect(String nowMillis, String nowMicros, @Nullable String announce, @Nullable String returning,
+			String... productNames) {
 		this.nowMillis = nowMillis;
+		this.nowMicros = nowMicros;
 		this.announce = announce;
 		this.returning = returning;
 		this.productNames = List.of(productNames);
@@ -59,6 +65,15 @@ enum SqlDialect {
 	 */
 	String nowMillis() {
 		return this.nowMillis;
+	}
+
+	/**
+	 * Returns an expression for the database clock in epoch microseconds, constant within
+	 * one statement: the floor of terms, at the clock's own resolution, so that two
+	 * grants a millisecond apart never share a term.
+	 */
+	String nowMicros() {
+		return this.nowMicros;
 	}
 
 	/**

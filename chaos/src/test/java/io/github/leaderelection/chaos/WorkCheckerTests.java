@@ -101,6 +101,22 @@ class WorkCheckerTests {
 	}
 
 	@Test
+	void ticksUnclaimableAfterAPlainRunOfAClockAheadAreCoveredAheadNotLost() throws IOException {
+		leads("a", 0, 3000, 1);
+		runs("a", 1000, 3000, 1);
+		leads("b", 3000, 12_000, 2);
+		// b's clock jumped an hour ahead: its plain run claims a tick far past the run,
+		// and
+		// the store refuses every tick of a true clock up to it.
+		claimAt("b", 4000, 3_604_000, 3_604_000, 2, "plain", "run");
+		this.endMillis = 12_000;
+		ChaosSummary summary = check();
+		assertThat(summary.work().lost()).isEmpty();
+		assertThat(summary.work().ticksCovered()).isEqualTo(7); // 2000 to 8000 judged
+		assertThat(summary.passed()).isTrue();
+	}
+
+	@Test
 	void aTickWithoutALeaderAfterItsBoundIsNotLost() throws IOException {
 		leads("a", 0, 5000, 1);
 		runs("a", 1000, 3000, 1);

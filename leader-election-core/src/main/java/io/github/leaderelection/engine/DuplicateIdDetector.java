@@ -5,16 +5,25 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Notices another live process that uses the same candidate id in a group. Two such
- * processes take the lease from each other forever (a candidate may always re-take a
- * lease under its own id), each in a new term, and neither gets to act. The sign: a
- * renewal of this elector's lease is refused, and the store shows this id holding a newer
- * term that this elector never acquired. An administrator cannot do that in one step: a
- * forced leader's store leaves a lease that already names the candidate alone, so a term
- * forced on this id is one this elector sees as a follower, which never counts. Seen
- * once, the sign may still be an administrator's clear followed at once by a force of
- * this very candidate, so it counts only when it happens again within two lease
- * durations. A process restarted under the same id sees its previous incarnation's lease
- * before it has acquired anything, so it is never taken for a duplicate.
+ * processes would take the lease from each other forever (a candidate may always re-take
+ * a lease under its own id), each in a new term, and neither would get to act.
+ *
+ * <p>
+ * The first sign: a renewal of this elector's lease is refused, and the store shows this
+ * id holding a newer term that this elector never acquired. An operator does that too, by
+ * forcing this very candidate while its renewal is on its way (a clear, or a force of
+ * another candidate, then a force of this one), so the sign only makes the term a
+ * suspect: the elector leaves it alone for a few retry periods and reads it again in its
+ * rounds. A forced lease is renewed by nobody: its end stays where it was, and the
+ * elector then takes it, as a forced leader does. A lease that another process holds
+ * moves its end with each of that process's renewals: that is the conflict. A process
+ * restarted under the same id sees its previous incarnation's lease before it has
+ * acquired anything, so it is never taken for a duplicate; a newer term under this id
+ * seen as a follower is an operator's force, never a suspect.
+ *
+ * <p>
+ * A lease whose holder may not act before it ends (ZooKeeper's forced lease, whose end is
+ * the holder's session and moves with every read) is never judged by its end.
  *
  * <p>
  * The elector that notices stands aside: it stops acquiring the group while a live lease
@@ -35,27 +44,43 @@ final class DuplicateIdDetector {
 
 	private final String candidateId;
 
-	private final long windowNanos;
+	/** How long a suspect term is left alone: long enough for a holder to renew twice. */
+	private final long holdNanos;
+
+	/** How far a suspect lease's end may move without a renewal: read timing noise. */
+	private final long toleranceNanos;
 
 	/** The highest term this elector acquired itself; 0 before its first acquire. */
 	private long highestOwnTerm;
 
-	/** The last term seen under this id that this elector never acquired, 0 if none. */
-	private long foreignTerm;
+	/**
+	 * A newer term under this id read after a refusal, watched for renewals; 0 if none.
+	 */
+	private long suspectTerm;
 
-	private long foreignTermSeenNanos;
+	private long suspectSinceNanos;
+
+	private long suspectEndNanos;
 
 	/** Why the elector does not compete for the group, or null while it does. */
 	private @Nullable String conflict;
 
-	DuplicateIdDetector(String group, String candidateId, long windowNanos) {
+	/**
+	 * @param retryPeriodNanos how often the elector reads the group while it follows, and
+	 * the other process renews
+	 */
+	DuplicateIdDetector(String group, String candidateId, long retryPeriodNanos) {
 		this.group = group;
 		this.candidateId = candidateId;
-		this.windowNanos = windowNanos;
+		this.holdNanos = 3 * retryPeriodNanos;
+		this.toleranceNanos = retryPeriodNanos / 2;
 	}
 
 	void acquired(long term) {
 		this.highestOwnTerm = Math.max(this.highestOwnTerm, term);
+		if (term >= this.suspectTerm) {
+			this.suspectTerm = 0;
+		}
 	}
 
 	long highestOwnTerm() {
@@ -65,6 +90,15 @@ final class DuplicateIdDetector {
 	/** Why the elector stands aside, or null while it competes. */
 	@Nullable String conflict() {
 		return this.conflict;
+	}
+
+	/**
+	 * Whether to leave a lease seen now alone rather than take it: a suspect term, still
+	 * watched for renewals.
+	 */
+	boolean holdsOff(@Nullable Lease lease, long nowNanos) {
+		return lease != null && this.suspectTerm != 0 && lease.term() == this.suspectTerm
+				&& nowNanos - this.suspectSinceNanos < this.holdNanos;
 	}
 
 	/**
@@ -80,21 +114,33 @@ final class DuplicateIdDetector {
 				return Finding.NOTHING;
 			}
 			this.conflict = null;
-			this.foreignTerm = 0;
 			return Finding.CONFLICT_ENDED;
 		}
-		if (!foreignLiveLease || !displaced || lease.term() == this.foreignTerm) {
+		if (!foreignLiveLease) {
+			this.suspectTerm = 0;
 			return Finding.NOTHING;
 		}
-		boolean again = this.foreignTerm != 0 && nowNanos - this.foreignTermSeenNanos < this.windowNanos;
-		this.foreignTerm = lease.term();
-		this.foreignTermSeenNanos = nowNanos;
-		if (!again) {
-			return Finding.NOTHING;
+		long endNanos = nowNanos + lease.expiresIn().toNanos();
+		if (lease.term() == this.suspectTerm) {
+			boolean renewed = endNanos - this.suspectEndNanos > this.toleranceNanos
+					&& lease.activeIn().compareTo(lease.expiresIn()) < 0;
+			if (!renewed) {
+				return Finding.NOTHING;
+			}
+			this.suspectTerm = 0;
+			this.conflict = "another process uses candidate id '" + this.candidateId + "': it holds group '"
+					+ this.group + "' in term " + lease.term() + ", which this process never acquired";
+			return Finding.CONFLICT_STARTED;
 		}
-		this.conflict = "another process uses candidate id '" + this.candidateId + "': it holds group '" + this.group
-				+ "' in term " + lease.term() + ", which this process never acquired";
-		return Finding.CONFLICT_STARTED;
+		if (displaced) {
+			this.suspectTerm = lease.term();
+			this.suspectSinceNanos = nowNanos;
+			this.suspectEndNanos = endNanos;
+		}
+		else {
+			this.suspectTerm = 0;
+		}
+		return Finding.NOTHING;
 	}
 
 }

@@ -195,9 +195,9 @@ final class GroupCalls {
 
 	/**
 	 * Whether to take a lease this follower sees now: not one another candidate holds,
-	 * not while it stays out after giving a lease up or stands aside for another process
-	 * with its id, and not while balancing holds a released lease back for another
-	 * candidate.
+	 * not while it stays out after giving a lease up, stands aside for another process
+	 * with its id or watches whether one holds the lease seen, and not while balancing
+	 * holds a released lease back for another candidate.
 	 * @param seen the lease as read, or null if the group was never led
 	 * @param following whether the group is still this follower's to take, checked with
 	 * the elector's lock held
@@ -212,7 +212,8 @@ final class GroupCalls {
 				this.freeSinceNanos = 0;
 				return Next.ROUND;
 			}
-			if (!following.getAsBoolean() || this.sightings.conflict() != null) {
+			if (!following.getAsBoolean() || this.sightings.conflict() != null
+					|| this.sightings.holdsOff(seen, now())) {
 				return Next.ROUND;
 			}
 			long look = this.stayOut.nextLook(now(), this.retryPeriodNanos);

@@ -99,7 +99,7 @@ final class GroupElector implements LeaderElection {
 		this.membership = new GroupMembership(group, this.candidateId, this.store, this.callTimeout,
 				runtime.timing().retryPeriod());
 		this.sightings = new LeaderSightings(group, this.candidateId, runtime.notifier(),
-				2 * runtime.timing().leaseDuration().toNanos());
+				runtime.timing().retryPeriod().toNanos());
 		this.health = new StoreHealth(group, runtime.storeOutages());
 		this.calls = new GroupCalls(this, runtime, this.stayOut, this.sightings, this.health, this.membership,
 				balancing);

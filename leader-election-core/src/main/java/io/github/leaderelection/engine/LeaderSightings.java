@@ -31,11 +31,11 @@ final class LeaderSightings {
 
 	private @Nullable LeaderInfo leader;
 
-	LeaderSightings(String group, String candidateId, Notifier notifier, long duplicateWindowNanos) {
+	LeaderSightings(String group, String candidateId, Notifier notifier, long retryPeriodNanos) {
 		this.group = group;
 		this.candidateId = candidateId;
 		this.notifier = notifier;
-		this.duplicateId = new DuplicateIdDetector(group, candidateId, duplicateWindowNanos);
+		this.duplicateId = new DuplicateIdDetector(group, candidateId, retryPeriodNanos);
 	}
 
 	/** Logs a grant to this instance and tells the listeners. */
@@ -80,6 +80,14 @@ final class LeaderSightings {
 	 */
 	DuplicateIdDetector.Finding ownIdSeen(@Nullable Lease lease, long nowNanos, boolean displaced) {
 		return this.duplicateId.observe(lease, nowNanos, displaced);
+	}
+
+	/**
+	 * Whether to leave the lease seen alone for now: it may be another process's under
+	 * this candidate id (see {@link DuplicateIdDetector#holdsOff}).
+	 */
+	boolean holdsOff(@Nullable Lease lease, long nowNanos) {
+		return this.duplicateId.holdsOff(lease, nowNanos);
 	}
 
 	/** Why the elector stands aside (another process uses its id), or null. */

@@ -12,8 +12,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.github.leaderelection.ElectionTiming;
+import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.engine.ElectionStatus;
+import io.github.leaderelection.engine.LeaderElectionEngine;
 import io.github.leaderelection.spi.AdminLeaseStore;
 import io.github.leaderelection.spi.BatchLeaseStore;
 import io.github.leaderelection.spi.CandidateListStore;
@@ -615,6 +620,66 @@ public abstract class LeaseStoreContractTests {
 		Lease next = acquire(createStore(), group, "c", LIVE).orElseThrow();
 		assertThat(next.term()).isGreaterThan(waiting.term());
 		assertThat(next.activeIn()).isPositive();
+	}
+
+	/**
+	 * An operator who forces leaders, yields and forces re-elections through two
+	 * instances as fast as the calls return names each candidate in terms its elector
+	 * never acquired, again and again, sometimes while that elector's renewal is on its
+	 * way: that must not be taken for another process using its candidate id, and a
+	 * leader must follow once the storm is over. A store may refuse an action (ZooKeeper
+	 * forces only a candidate queued in the group).
+	 */
+	@Test
+	void operatorStormThroughTwoEnginesRaisesNoDuplicateIdConflict() throws Exception {
+		admin();
+		String group = newGroup();
+		ElectionTiming timing = new ElectionTiming(Duration.ofSeconds(3), Duration.ofSeconds(2),
+				Duration.ofMillis(300));
+		List<String> conflicts = Collections.synchronizedList(new ArrayList<>());
+		ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor();
+		try (LeaderElectionEngine a = stormEngine("storm-a", timing);
+				LeaderElectionEngine b = stormEngine("storm-b", timing)) {
+			LeaderElection onA = a.join(group);
+			LeaderElection onB = b.join(group);
+			await().atMost(EXPIRY_WAIT).until(() -> onA.isLeader() || onB.isLeader());
+			// A conflict lasts only while the lease it names lives: looked for all along.
+			watcher.scheduleWithFixedDelay(() -> {
+				for (LeaderElectionEngine engine : List.of(a, b)) {
+					engine.status(group)
+						.flatMap(ElectionStatus::conflict)
+						.ifPresent((conflict) -> conflicts.add(engine.candidateId() + ": " + conflict));
+				}
+			}, 0, 5, TimeUnit.MILLISECONDS);
+			for (int i = 0; i < 200; i++) {
+				LeaderElection election = (i % 2 == 0) ? onA : onB;
+				try {
+					switch ((i / 2) % 4) {
+						case 0 -> election.forceLeader("storm-a");
+						case 1 -> election.yieldLeadership();
+						case 2 -> election.forceReelection();
+						default -> election.forceLeader("storm-b");
+					}
+				}
+				catch (RuntimeException refused) {
+					// The store refused the action; the storm goes on.
+				}
+			}
+			await().atMost(EXPIRY_WAIT.multipliedBy(2)).until(() -> onA.isLeader() || onB.isLeader());
+		}
+		finally {
+			watcher.shutdownNow();
+		}
+		assertThat(conflicts).isEmpty();
+	}
+
+	private LeaderElectionEngine stormEngine(String candidateId, ElectionTiming timing) {
+		LeaderElectionEngine engine = LeaderElectionEngine.builder(createStore())
+			.candidateId(candidateId)
+			.timing(timing)
+			.build();
+		engine.start();
+		return engine;
 	}
 
 	@Test

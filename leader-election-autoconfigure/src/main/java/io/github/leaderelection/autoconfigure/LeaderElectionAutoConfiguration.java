@@ -80,6 +80,7 @@ public final class LeaderElectionAutoConfiguration {
 		LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(store)
 			.timing(timing(properties))
 			.releaseOnShutdown(properties.isReleaseOnShutdown())
+			.watchBeforeLeading(properties.isWatchBeforeLeading())
 			.shutdownTimeout(properties.getShutdownTimeout());
 		String candidateId = properties.getCandidateId();
 		if (candidateId != null) {

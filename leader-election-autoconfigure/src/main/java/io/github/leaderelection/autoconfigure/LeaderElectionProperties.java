@@ -82,6 +82,14 @@ public class LeaderElectionProperties implements InitializingBean {
 	private boolean releaseOnShutdown = true;
 
 	/**
+	 * Whether an instance leads a group only once it has followed it for one lease
+	 * duration, so that a lease record lost, wiped or restored from an older copy before
+	 * the instance started never gives two leaders. The first election after the whole
+	 * cluster starts then takes one lease duration longer.
+	 */
+	private boolean watchBeforeLeading;
+
+	/**
 	 * Maximum time to wait on shutdown for running OnlyOnLeader methods before the leases
 	 * are released. Positive, at most 1h.
 	 */
@@ -359,6 +367,14 @@ public class LeaderElectionProperties implements InitializingBean {
 
 	public void setReleaseOnShutdown(boolean releaseOnShutdown) {
 		this.releaseOnShutdown = releaseOnShutdown;
+	}
+
+	public boolean isWatchBeforeLeading() {
+		return this.watchBeforeLeading;
+	}
+
+	public void setWatchBeforeLeading(boolean watchBeforeLeading) {
+		this.watchBeforeLeading = watchBeforeLeading;
 	}
 
 	public Duration getShutdownTimeout() {

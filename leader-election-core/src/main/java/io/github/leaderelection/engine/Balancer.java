@@ -88,6 +88,9 @@ final class Balancer implements GroupCalls.Balancing {
 	/** Whether every election of this node has joined; weight 0 until then. */
 	private volatile boolean ready;
 
+	/** When this node's first balancing round ran; 0 before. */
+	private long firstRoundNanos;
+
 	/** Balancing rounds so far in which this node was not ready; see isReady. */
 	private int roundsNotReady;
 
@@ -304,6 +307,15 @@ final class Balancer implements GroupCalls.Balancing {
 	private boolean isReady() {
 		if (this.ready) {
 			return true;
+		}
+		long now = this.runtime.nanoTime();
+		if (this.firstRoundNanos == 0) {
+			this.firstRoundNanos = now;
+		}
+		if (this.runtime.watchBeforeLeading()
+				&& now - this.firstRoundNanos < this.runtime.timing().leaseDuration().toNanos()) {
+			return false; // it would take the groups handed to it only a lease duration
+							// on
 		}
 		List<String> waiting = this.electors.get()
 			.stream()

@@ -35,16 +35,19 @@ final class ElectionRuntime {
 
 	private final StoreOutages storeOutages;
 
+	private final boolean watchBeforeLeading;
+
 	private volatile boolean closing;
 
 	ElectionRuntime(String candidateId, LeaseStore store, ElectionTiming timing, ElectionScheduler scheduler,
-			boolean ownScheduler, Notifier notifier) {
+			boolean ownScheduler, Notifier notifier, boolean watchBeforeLeading) {
 		this.candidateId = candidateId;
 		this.store = store;
 		this.timing = timing;
 		this.scheduler = scheduler;
 		this.ownScheduler = ownScheduler;
 		this.notifier = notifier;
+		this.watchBeforeLeading = watchBeforeLeading;
 		this.storeOutages = new StoreOutages(store.backend(), timing.retryPeriod());
 	}
 
@@ -62,6 +65,14 @@ final class ElectionRuntime {
 
 	Notifier notifier() {
 		return this.notifier;
+	}
+
+	/**
+	 * Whether a group's elector acts on a grant only once it has followed the group for a
+	 * lease duration (see {@link LeaderElectionEngine.Builder#watchBeforeLeading}).
+	 */
+	boolean watchBeforeLeading() {
+		return this.watchBeforeLeading;
 	}
 
 	/** Where the groups' store failures and recoveries are logged, once per outage. */

@@ -63,6 +63,9 @@ final class GroupCalls {
 	 */
 	private long freeSinceNanos;
 
+	/** When this elector first read the group's lease; 0 before. */
+	private long followingSinceNanos;
+
 	GroupCalls(GroupElector elector, ElectionRuntime runtime, StayOut stayOut, LeaderSightings sightings,
 			StoreHealth health, GroupMembership membership, @Nullable Balancing balancing) {
 		this.elector = elector;
@@ -204,6 +207,11 @@ final class GroupCalls {
 	 * @return null to take it now, or when to look again
 	 */
 	@Nullable Next whenToTake(@Nullable Lease seen, BooleanSupplier following) {
+		synchronized (this.elector) {
+			if (this.followingSinceNanos == 0) {
+				this.followingSinceNanos = now();
+			}
+		}
 		this.elector.observe(seen);
 		noteOwnIdElsewhere(seen, false);
 		synchronized (this.elector) {
@@ -245,12 +253,35 @@ final class GroupCalls {
 		synchronized (this.elector) {
 			this.freeSinceNanos = 0;
 			this.sightings.acquired(taken.term());
-			step = this.elector.on(new Event.Acquired(taken, start, end, now()));
+			step = this.elector.on(new Event.Acquired(afterWatching(taken, start, end), start, end, now()));
 		}
 		if (step.has(Effect.Release.class)) {
 			this.membership.release(taken); // taken as the elector stopped
 		}
 		return step.next();
+	}
+
+	/**
+	 * The lease as this elector acts on it: when instances watch before leading, not
+	 * before it has followed the group for a lease duration. An instance knows only the
+	 * terms it has seen: one that starts after the store lost the group's record
+	 * (deleted, wiped, restored from an older copy) cannot tell the record it finds from
+	 * the truth, and would lead while the holder of the lost term still believes, until
+	 * that holder's next renewal. After a lease duration that holder has stopped, or
+	 * renewed where this elector saw it. The first election after the whole cluster
+	 * starts takes a lease duration longer, and balancing gives a starting instance no
+	 * share until then.
+	 */
+	private Lease afterWatching(Lease taken, long start, long end) {
+		if (!this.runtime.watchBeforeLeading()) {
+			return taken;
+		}
+		if (this.followingSinceNanos == 0) {
+			this.followingSinceNanos = start;
+		}
+		long watchedUntil = this.followingSinceNanos + this.runtime.timing().leaseDuration().toNanos();
+		Duration left = Duration.ofNanos(watchedUntil - end);
+		return (left.compareTo(taken.activeIn()) > 0) ? taken.withActiveIn(left) : taken;
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package io.github.leaderelection.engine;
 
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,7 +10,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -95,7 +93,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		this.notifier = new Notifier(this.notifierExecutor);
 		builder.listeners.forEach(this.notifier::addListener);
 		this.runtime = new ElectionRuntime(this.candidateId, this.store, this.timing, scheduler,
-				this.ownThreads != null, this.notifier);
+				this.ownThreads != null, this.notifier, builder.watchBeforeLeading);
 		this.balancer = builder.balanceWeight > 0
 				? new Balancer(this.runtime, builder.balanceWeight, builder.preferredLeaders, this.electors::values)
 				: null;
@@ -113,17 +111,7 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 	 * so that two processes on one host, or a restarted process, never share one.
 	 */
 	public static String defaultCandidateId() {
-		String host;
-		try {
-			host = InetAddress.getLocalHost().getHostName();
-		}
-		catch (Exception ex) {
-			host = "unknown-host";
-		}
-		long pid = ProcessHandle.current().pid();
-		String suffix = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0x1000000));
-		String id = host + "-" + pid + "-" + suffix;
-		return (id.length() <= Names.MAX_LENGTH) ? id : id.substring(id.length() - Names.MAX_LENGTH);
+		return Names.defaultCandidateId();
 	}
 
 	@Override
@@ -368,6 +356,8 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 
 		private boolean releaseOnShutdown = true;
 
+		private boolean watchBeforeLeading;
+
 		private Duration shutdownTimeout = Duration.ofSeconds(10);
 
 		private @Nullable ElectionScheduler scheduler;
@@ -429,6 +419,16 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 		 */
 		public Builder releaseOnShutdown(boolean releaseOnShutdown) {
 			this.releaseOnShutdown = releaseOnShutdown;
+			return this;
+		}
+
+		/**
+		 * Whether to act on a group's lease only after following the group for a lease
+		 * duration (default false): then a record the store lost before this instance
+		 * started never makes it a second leader (see {@code GroupCalls.afterWatching}).
+		 */
+		public Builder watchBeforeLeading(boolean watchBeforeLeading) {
+			this.watchBeforeLeading = watchBeforeLeading;
 			return this;
 		}
 

@@ -66,6 +66,16 @@ public record Lease(String group, @Nullable String holder, long term, Duration e
 		return new Lease(this.group, this.holder, this.term, this.expiresIn, this.activeIn, version);
 	}
 
+	/**
+	 * This lease with another wait before its holder may act, as an engine that waits
+	 * longer than the store asks sees it.
+	 * @param activeIn the time left until the holder may act
+	 * @return the lease
+	 */
+	public Lease withActiveIn(Duration activeIn) {
+		return new Lease(this.group, this.holder, this.term, this.expiresIn, activeIn, this.version);
+	}
+
 	/** Whether the store would let another candidate take the lease. */
 	public boolean isExpired() {
 		return this.expiresIn.isZero() || this.expiresIn.isNegative();

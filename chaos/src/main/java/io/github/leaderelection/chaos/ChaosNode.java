@@ -158,6 +158,7 @@ public final class ChaosNode {
 			.timing(timing)
 			.scheduler(this.scheduler)
 			.shutdownTimeout(Duration.ofSeconds(2))
+			.watchBeforeLeading(Boolean.parseBoolean(option("watch-before-leading")))
 			.listener(new Listener());
 		if (Boolean.parseBoolean(option("balance"))) {
 			builder.balance(1, Map.of());

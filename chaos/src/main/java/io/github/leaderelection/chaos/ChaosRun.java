@@ -384,6 +384,18 @@ final class ChaosRun {
 		return true;
 	}
 
+	/**
+	 * Whether the nodes lead a group only after following it for a lease duration: in the
+	 * runs that lose the store's data, the setting that keeps a node started after the
+	 * loss from leading beside the holder of the lost term, unless
+	 * {@code -Dchaos.watch-before-leading} says otherwise.
+	 */
+	private boolean watchBeforeLeading() {
+		String setting = System.getProperty("chaos.watch-before-leading", "");
+		return setting.isBlank() ? this.settings.faultTypes().contains(FaultType.LOSE_STORE_DATA)
+				: Boolean.parseBoolean(setting.trim());
+	}
+
 	private Path rogueFile(int index) {
 		return this.directory.resolve("rogue-" + index);
 	}
@@ -510,6 +522,7 @@ final class ChaosRun {
 		options.put("session-ms", Long.toString(zookeeperSessionTimeout(timing).toMillis()));
 		options.put("groups", String.join(",", this.settings.groupNames()));
 		options.put("balance", Boolean.toString(this.settings.balance()));
+		options.put("watch-before-leading", Boolean.toString(watchBeforeLeading()));
 		options.put("belief", this.settings.belief().toString());
 		options.put("fencing", Boolean.toString(this.settings.fencing()));
 		options.put("action-period-ms", "50");

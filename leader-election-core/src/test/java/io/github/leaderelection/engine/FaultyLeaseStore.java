@@ -7,10 +7,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.ForwardingLeaseStore;
 import io.github.leaderelection.spi.LeaseStore;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Wraps a store so that a test can make its calls fail or hang, as a store outage or a
@@ -27,6 +29,10 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 	private volatile Mode mode = Mode.NORMAL;
 
 	private volatile CountDownLatch hang = new CountDownLatch(0);
+
+	private volatile @Nullable VirtualHang virtualHang;
+
+	private final AtomicInteger hangingCalls = new AtomicInteger();
 
 	private final boolean push;
 
@@ -62,13 +68,28 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 		this.mode = Mode.HANG;
 	}
 
+	/**
+	 * On virtual time: every call hangs until {@code over} holds, moving the clock from
+	 * within, a step at a time, so that what falls due meanwhile runs as it would on the
+	 * engine's other threads (a deadline check, another candidate's rounds); then the
+	 * calls go on to the store and the store is back to normal. A call made while another
+	 * hangs hangs too, nested in it. {@code over} is checked at every step: a test checks
+	 * there what must hold throughout.
+	 */
+	void hangUntil(VirtualElectionScheduler time, BooleanSupplier over) {
+		this.virtualHang = new VirtualHang(time, over);
+		this.mode = Mode.HANG;
+	}
+
+	/** Whether the calls hang, and on virtual time, whether one is hanging now. */
 	boolean isHanging() {
-		return this.mode == Mode.HANG;
+		return this.mode == Mode.HANG && (this.virtualHang == null || this.hangingCalls.get() > 0);
 	}
 
 	/** Back to normal; hung calls go on to the store. */
 	void heal() {
 		this.mode = Mode.NORMAL;
+		this.virtualHang = null;
 		this.hang.countDown();
 	}
 
@@ -77,6 +98,11 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 		switch (this.mode) {
 			case FAIL -> throw new IllegalStateException("store unavailable (injected)");
 			case HANG -> {
+				VirtualHang virtual = this.virtualHang;
+				if (virtual != null) {
+					hangOn(virtual);
+					return;
+				}
 				try {
 					this.hang.await();
 				}
@@ -87,6 +113,19 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 			}
 			case NORMAL, REFUSE_RENEWALS -> {
 			}
+		}
+	}
+
+	private void hangOn(VirtualHang virtual) {
+		this.hangingCalls.incrementAndGet();
+		try {
+			virtual.time().advanceUntil(virtual.over(), VirtualHang.STEP, VirtualHang.AT_MOST);
+		}
+		finally {
+			this.hangingCalls.decrementAndGet();
+		}
+		if (this.virtualHang == virtual) {
+			heal();
 		}
 	}
 
@@ -160,6 +199,14 @@ class FaultyLeaseStore extends ForwardingLeaseStore {
 	@Override
 	public String backend() {
 		return "faulty-" + delegate().backend();
+	}
+
+	private record VirtualHang(VirtualElectionScheduler time, BooleanSupplier over) {
+
+		static final Duration STEP = Duration.ofMillis(10);
+
+		static final Duration AT_MOST = Duration.ofSeconds(60);
+
 	}
 
 }

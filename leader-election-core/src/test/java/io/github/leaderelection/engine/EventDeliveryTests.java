@@ -39,6 +39,8 @@ class EventDeliveryTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
 
+	private static final Duration STEP = Duration.ofMillis(10);
+
 	private final CountDownLatch ordersMayStop = new CountDownLatch(1);
 
 	private final List<String> delivered = new CopyOnWriteArrayList<>();
@@ -53,26 +55,35 @@ class EventDeliveryTests {
 		}
 	}
 
+	/**
+	 * On virtual time: the elections wait on the test's clock, the listeners are called
+	 * on the engine's event threads, in real time.
+	 */
 	@Test
 	void aListenerSlowOverOneGroupHoldsUpOnlyThatGroup() {
-		this.engine = LeaderElectionEngine.builder(new InMemoryLeaseStore())
+		VirtualElectionScheduler time = new VirtualElectionScheduler();
+		this.engine = LeaderElectionEngine.builder(new InMemoryLeaseStore(time::nanoTime))
 			.candidateId("a")
 			.timing(TIMING)
+			.scheduler(time)
 			.listener(new SlowToStopOrders())
 			.build();
 		LeaderElection orders = this.engine.join("orders");
 		LeaderElection billing = this.engine.join("billing");
 		this.engine.start();
-		await().atMost(WAIT).until(() -> orders.isLeader() && billing.isLeader());
+		time.advanceUntil(() -> orders.isLeader() && billing.isLeader(), STEP, WAIT);
 		await().atMost(WAIT).until(() -> this.delivered.containsAll(List.of("granted orders", "granted billing")));
 		orders.yieldLeadership(); // its listener now stops until the test lets it
+		time.runDueTasks();
 		await().atMost(WAIT).until(() -> this.delivered.contains("stopping orders"));
 		billing.yieldLeadership();
+		time.runDueTasks();
 		await().atMost(WAIT).until(() -> this.delivered.contains("revoked billing"));
+		time.advanceUntil(billing::isLeader, STEP, WAIT);
 		await().atMost(WAIT).until(() -> this.delivered.contains("granted billing 2"));
 		assertThat(this.delivered).doesNotContain("revoked orders");
 		// The orders group's later changes wait for its slow listener, in order.
-		await().atMost(WAIT).until(orders::isLeader);
+		time.advanceUntil(orders::isLeader, STEP, WAIT);
 		assertThat(this.delivered).doesNotContain("granted orders 2");
 		this.ordersMayStop.countDown();
 		await().atMost(WAIT).until(() -> this.delivered.contains("granted orders 2"));
@@ -126,7 +137,9 @@ class EventDeliveryTests {
 		hold.set(true);
 		assertThat(renewing.await(30, TimeUnit.SECONDS)).isTrue();
 		CompletableFuture<Void> closing = CompletableFuture.runAsync(this.engine::close);
-		Thread.sleep(500);
+		// Once close() has begun, it has nothing left to do but wait for the threads.
+		await().atMost(WAIT).until(() -> !this.engine.isRunning());
+		Thread.sleep(200);
 		assertThat(closing).as("close() while a store call is still running").isNotDone();
 		renewMayEnd.countDown();
 		closing.get(30, TimeUnit.SECONDS);

@@ -30,13 +30,18 @@ import static org.awaitility.Awaitility.await;
  */
 class RenewalPriorityTests {
 
-	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofMillis(1200), Duration.ofMillis(600),
+	/**
+	 * Short, for a test in real time: renewals every retry period (100 ms), each waiting
+	 * at most for a release on its way (70 ms), leave over 200 ms to spare within the
+	 * deadline.
+	 */
+	private static final ElectionTiming TIMING = new ElectionTiming(Duration.ofMillis(800), Duration.ofMillis(400),
 			Duration.ofMillis(100));
 
-	/** Releases queued: 24 x 100 ms on the 2 store threads, twice the renew deadline. */
+	/** Releases queued: 24 x 70 ms on the 2 store threads, twice the renew deadline. */
 	private static final int HANDED_OVER = 24;
 
-	private static final Duration RELEASE_TAKES = Duration.ofMillis(100);
+	private static final Duration RELEASE_TAKES = Duration.ofMillis(70);
 
 	private final List<LeaderElectionEngine> engines = new ArrayList<>();
 

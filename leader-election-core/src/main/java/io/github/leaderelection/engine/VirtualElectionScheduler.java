@@ -50,6 +50,8 @@ public final class VirtualElectionScheduler implements ElectionScheduler {
 
 	private final AtomicLong sequence = new AtomicLong();
 
+	private final int maxTasksPerAdvance;
+
 	private long now;
 
 	/** Starts at an arbitrary instant, as {@link System#nanoTime()} does. */
@@ -59,7 +61,16 @@ public final class VirtualElectionScheduler implements ElectionScheduler {
 
 	/** Starts at the given instant, in nanoseconds. */
 	public VirtualElectionScheduler(long startNanos) {
+		this(startNanos, MAX_TASKS_PER_ADVANCE);
+	}
+
+	/**
+	 * Starts at the given instant, and gives up on an advance after the given number of
+	 * tasks: a test of that limit need not run a million tasks.
+	 */
+	VirtualElectionScheduler(long startNanos, int maxTasksPerAdvance) {
 		this.now = startNanos;
+		this.maxTasksPerAdvance = maxTasksPerAdvance;
 	}
 
 	@Override
@@ -103,8 +114,8 @@ public final class VirtualElectionScheduler implements ElectionScheduler {
 				if (next == null) {
 					break;
 				}
-				if (ran == MAX_TASKS_PER_ADVANCE) {
-					throw new IllegalStateException("More than " + MAX_TASKS_PER_ADVANCE
+				if (ran == this.maxTasksPerAdvance) {
+					throw new IllegalStateException("More than " + this.maxTasksPerAdvance
 							+ " tasks ran within one advance: something reschedules itself without delay");
 				}
 				next.run();

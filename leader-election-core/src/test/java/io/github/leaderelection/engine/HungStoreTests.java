@@ -118,7 +118,7 @@ class HungStoreTests {
 		LeaderElectionEngine engine = LeaderElectionEngine.builder(aStore)
 			.candidateId("a")
 			.timing(TIMING)
-			.shutdownTimeout(Duration.ofMillis(300))
+			.shutdownTimeout(Duration.ofMillis(100))
 			.build();
 		LeaderElection election = engine.join(GROUP);
 		engine.start();

@@ -1,17 +1,21 @@
 package io.github.leaderelection.spi;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 class KeyedLocksTests {
 
@@ -60,9 +64,14 @@ class KeyedLocksTests {
 				return ++counter.value;
 			}));
 			assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
-			Future<Integer> sameKey = executor.submit(() -> increment("a"));
+			AtomicReference<Thread> waiter = new AtomicReference<>();
+			Future<Integer> sameKey = executor.submit(() -> {
+				waiter.set(Thread.currentThread());
+				return increment("a");
+			});
 			assertThat(increment("b")).isEqualTo(1);
-			Thread.sleep(100);
+			// Waits until the call for the same key is held up, rather than for a while.
+			await().atMost(Duration.ofSeconds(5)).until(() -> waiter.get() != null && isHeldUpInWithLock(waiter.get()));
 			assertThat(sameKey).isNotDone();
 			release.countDown();
 			holder.get(5, TimeUnit.SECONDS);
@@ -71,6 +80,13 @@ class KeyedLocksTests {
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	/** Blocked on a monitor within {@link KeyedLocks#withLock}. */
+	private static boolean isHeldUpInWithLock(Thread thread) {
+		return thread.getState() == Thread.State.BLOCKED && Arrays.stream(thread.getStackTrace())
+			.anyMatch((frame) -> frame.getClassName().equals(KeyedLocks.class.getName())
+					&& frame.getMethodName().equals("withLock"));
 	}
 
 	private int increment(String key) {

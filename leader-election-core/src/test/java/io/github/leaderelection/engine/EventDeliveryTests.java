@@ -1,6 +1,7 @@
 package io.github.leaderelection.engine;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.LeaderElection;
@@ -136,10 +138,12 @@ class EventDeliveryTests {
 		await().atMost(WAIT).until(orders::isLeader);
 		hold.set(true);
 		assertThat(renewing.await(30, TimeUnit.SECONDS)).isTrue();
-		CompletableFuture<Void> closing = CompletableFuture.runAsync(this.engine::close);
-		// Once close() has begun, it has nothing left to do but wait for the threads.
-		await().atMost(WAIT).until(() -> !this.engine.isRunning());
-		Thread.sleep(200);
+		AtomicReference<Thread> closer = new AtomicReference<>();
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
+			closer.set(Thread.currentThread());
+			this.engine.close();
+		});
+		await().atMost(WAIT).until(() -> closer.get() != null && isWaitingForThreads(closer.get()));
 		assertThat(closing).as("close() while a store call is still running").isNotDone();
 		renewMayEnd.countDown();
 		closing.get(30, TimeUnit.SECONDS);
@@ -149,6 +153,16 @@ class EventDeliveryTests {
 			.untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
 				.filteredOn((thread) -> !before.contains(thread))
 				.noneMatch((thread) -> thread.getName().startsWith("leader-election-") && thread.isAlive()));
+	}
+
+	/**
+	 * Waiting, within {@link LeaderElectionEngine#close()}, for the engine's threads to
+	 * end.
+	 */
+	private static boolean isWaitingForThreads(Thread thread) {
+		return thread.getState() == Thread.State.TIMED_WAITING && Arrays.stream(thread.getStackTrace())
+			.anyMatch((frame) -> frame.getClassName().equals(LeaderElectionEngine.class.getName())
+					&& frame.getMethodName().equals("awaitThreads"));
 	}
 
 	/** Records every change; stops the orders group's work only once the test lets it. */

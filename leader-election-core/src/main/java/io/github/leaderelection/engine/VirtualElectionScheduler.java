@@ -52,7 +52,11 @@ public final class VirtualElectionScheduler implements ElectionScheduler {
 
 	private final int maxTasksPerAdvance;
 
-	private long now;
+	/**
+	 * Written under {@link #monitor}; read without it, as every belief's check reads it
+	 * and a test reads those after every step.
+	 */
+	private volatile long now;
 
 	/** Starts at an arbitrary instant, as {@link System#nanoTime()} does. */
 	public VirtualElectionScheduler() {
@@ -75,9 +79,7 @@ public final class VirtualElectionScheduler implements ElectionScheduler {
 
 	@Override
 	public long nanoTime() {
-		synchronized (this.monitor) {
-			return this.now;
-		}
+		return this.now;
 	}
 
 	@Override

@@ -26,8 +26,8 @@ class ChaosTests {
 	static final int DEFAULT_FAULTS = 20;
 
 	/**
-	 * Each fault type the backend can inject, once, in an order the seed draws: 15 where
-	 * every type applies, 7 on the replicated stores the nodes reach without a link of
+	 * Each fault type the backend can inject, once, in an order the seed draws: 16 where
+	 * every type applies, 8 on the replicated stores the nodes reach without a link of
 	 * their own. The 10-minute runs ({@code -Pchaos}) draw each type many times.
 	 */
 	@ParameterizedTest(name = "{0}")

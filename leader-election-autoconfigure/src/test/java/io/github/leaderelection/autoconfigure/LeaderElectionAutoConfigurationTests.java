@@ -116,6 +116,24 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
+	void watchesBeforeLeadingWhenAsked() {
+		this.contextRunner
+			.withPropertyValues("leader-election.backend=in-memory", "leader-election.watch-before-leading=true",
+					"leader-election.lease-duration=1500ms", "leader-election.renew-deadline=1s",
+					"leader-election.retry-period=200ms")
+			.run((context) -> {
+				LeaderElection election = context.getBean(LeaderElection.class);
+				long started = System.nanoTime();
+				ApplicationReady.publish(context);
+				await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(election::isLeader);
+				// Alone on a store that never saw the group, it still waits out one
+				// lease.
+				assertThat(Duration.ofNanos(System.nanoTime() - started))
+					.isGreaterThanOrEqualTo(Duration.ofMillis(1500));
+			});
+	}
+
+	@Test
 	void backsOffWhenUserDefinesEngine() {
 		this.contextRunner.withUserConfiguration(UserEngineConfiguration.class)
 			.withPropertyValues("leader-election.backend=in-memory")

@@ -75,6 +75,15 @@ final class CuratorCalls {
 	 * @return the path created
 	 */
 	String createEphemeralSequential(String path, byte[] data, long deadline) throws Exception {
+		return created(createEphemeralSequential(path, data), deadline);
+	}
+
+	/**
+	 * Sends the create of {@link #createEphemeralSequential(String, byte[], long)}
+	 * without waiting, so that many are sent before the first answer is awaited; see
+	 * {@link #created}.
+	 */
+	CompletableFuture<CuratorEvent> createEphemeralSequential(String path, byte[] data) throws Exception {
 		CompletableFuture<CuratorEvent> created = new CompletableFuture<>();
 		this.client.create()
 			.creatingParentsIfNeeded()
@@ -88,6 +97,14 @@ final class CuratorCalls {
 				}
 			})
 			.forPath(path, data);
+		return created;
+	}
+
+	/**
+	 * Awaits a create sent by {@link #createEphemeralSequential(String, byte[])}.
+	 * @return the path created
+	 */
+	String created(CompletableFuture<CuratorEvent> created, long deadline) throws Exception {
 		return expect(await(created, deadline), Code.OK).getName();
 	}
 

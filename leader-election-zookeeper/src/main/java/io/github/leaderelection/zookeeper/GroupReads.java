@@ -10,6 +10,7 @@ import java.util.Objects;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,33 +50,56 @@ final class GroupReads {
 	 * @return the view of each group, null for a group that does not exist
 	 */
 	Map<String, @Nullable GroupView> read(Collection<String> groups, long deadline) throws Exception {
+		Map<String, @Nullable String> noNodes = new LinkedHashMap<>();
+		groups.forEach((group) -> noNodes.put(Objects.requireNonNull(group, "group"), null));
+		Map<String, @Nullable GroupView> views = new LinkedHashMap<>();
+		readWithNodes(noNodes, deadline).forEach((group, read) -> views.put(group, read.view()));
+		return views;
+	}
+
+	/**
+	 * Reads the groups as {@link #read} does and, in the same requests, a queue node of
+	 * each group that names one, whose stat tells the session that owns it.
+	 * @param nodes the queue node to read of each group, by group; null for none
+	 * @return what was read of each group, in the order given
+	 */
+	Map<String, Read> readWithNodes(Map<String, @Nullable String> nodes, long deadline) throws Exception {
 		List<Op> reads = new ArrayList<>();
-		for (String group : groups) {
-			String path = this.paths.group(Objects.requireNonNull(group, "group"));
+		for (Map.Entry<String, @Nullable String> entry : nodes.entrySet()) {
+			String path = this.paths.group(entry.getKey());
 			reads.add(this.zookeeper.readData(path));
 			reads.add(this.zookeeper.readChildren(path));
+			if (entry.getValue() != null) {
+				reads.add(this.zookeeper.readData(this.paths.node(entry.getKey(), entry.getValue())));
+			}
 		}
+		// A queue node's answer is its stat and the candidate id, within 256 bytes.
+		boolean withNodes = reads.size() > 2 * nodes.size();
 		int expected = this.groupBytes;
+		int perGroup = withNodes ? expected + 256 : expected;
 		List<OpResult> results;
 		try {
-			results = this.zookeeper.read(reads, 2 * Math.max(1, this.zookeeper.batchBytes() / expected), deadline);
+			results = this.zookeeper.read(reads,
+					(withNodes ? 3 : 2) * Math.max(1, this.zookeeper.batchBytes() / perGroup), deadline);
 		}
 		catch (KeeperException.ConnectionLossException ex) {
 			this.groupBytes = (int) Math.min(Integer.MAX_VALUE, 2L * expected);
 			throw ex;
 		}
-		Map<String, @Nullable GroupView> views = new LinkedHashMap<>();
+		Map<String, Read> views = new LinkedHashMap<>();
 		int largest = MIN_GROUP_BYTES;
 		int index = 0;
-		for (String group : groups) {
+		for (Map.Entry<String, @Nullable String> entry : nodes.entrySet()) {
 			OpResult data = results.get(index++);
 			OpResult children = results.get(index++);
+			OpResult node = (entry.getValue() != null) ? results.get(index++) : null;
 			GroupView view = null;
 			if (data instanceof OpResult.GetDataResult grant && children instanceof OpResult.GetChildrenResult queue) {
 				largest = Math.max(largest, bytes(grant.getData(), queue.getChildren()));
 				view = GroupView.of(grant.getData(), grant.getStat(), queue.getChildren());
 			}
-			views.put(group, view);
+			Stat stat = (node instanceof OpResult.GetDataResult found) ? found.getStat() : null;
+			views.put(entry.getKey(), new Read(view, entry.getValue(), stat));
 		}
 		this.groupBytes = largest;
 		return views;
@@ -99,6 +123,17 @@ final class GroupReads {
 			bytes += 4 + child.length();
 		}
 		return bytes;
+	}
+
+	/**
+	 * What was read of a group.
+	 *
+	 * @param view the group, or null if it does not exist
+	 * @param node the queue node read with it, or null for none
+	 * @param nodeStat that node's stat, or null if it is gone or none was read
+	 */
+	record Read(@Nullable GroupView view, @Nullable String node, @Nullable Stat nodeStat) {
+
 	}
 
 }

@@ -389,6 +389,39 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(store.renew(leases.get(10), longer, TIMEOUT)).isEmpty();
 	}
 
+	/**
+	 * A candidate queued in 300 groups takes the free ones with two requests: one read of
+	 * the groups with its nodes, one multi-operation with the grants. A group that
+	 * another candidate takes in between costs two requests more (the failed one and a
+	 * read of the groups after it).
+	 */
+	@Test
+	void acquiresThreeHundredGroupsWithTwoRequests() throws Exception {
+		RequestCountingProxy proxy = countingProxy();
+		ZookeeperLeaseStore store = store(client(proxy.connectString()));
+		ZookeeperLeaseStore other = store(client(server.getConnectString()));
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 300; i++) {
+			String group = newGroup();
+			groups.add(group);
+			store.join(group, "a", TIMEOUT);
+		}
+		Lease held = other.tryAcquire(groups.get(100), "b", LIVE, TIMEOUT).orElseThrow();
+		long before = settled(proxy);
+		Map<String, Lease> taken = store.tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+		assertThat(settled(proxy) - before).as("requests to take 299 of 300 leases").isEqualTo(2);
+		List<String> free = new ArrayList<>(groups);
+		free.remove(held.group());
+		assertThat(taken.keySet()).containsExactlyElementsOf(free);
+		Map<String, Lease> read = other.readAll(groups, TIMEOUT);
+		for (String group : free) {
+			assertThat(read.get(group).holder()).isEqualTo("a");
+			assertThat(read.get(group).term()).isEqualTo(taken.get(group).term());
+		}
+		assertThat(store.renewAll(taken.values(), LIVE, TIMEOUT).keySet()).containsExactlyElementsOf(free);
+		assertThat(read.get(held.group()).holder()).isEqualTo("b");
+	}
+
 	/** Each lease as the renewal handed it out, or as it was where it was refused. */
 	private static List<Lease> asRenewed(List<Lease> leases, Map<String, Lease> renewed) {
 		return leases.stream().map((lease) -> renewed.getOrDefault(lease.group(), lease)).toList();

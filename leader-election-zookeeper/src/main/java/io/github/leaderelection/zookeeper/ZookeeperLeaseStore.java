@@ -88,9 +88,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>
  * {@link #renewAll} renews a node's leases with one multi-operation (see
- * {@link Renewals}), and {@link #readAll} reads its groups with one read-only
- * multi-operation, as long as the request and its answer fit in half a packet
- * ({@code jute.maxbuffer}); beyond that they take more requests, all sent at once.
+ * {@link Renewals}), {@link #tryAcquireAll} takes them with one read and one
+ * multi-operation of grants (see {@link Acquisitions}), and {@link #readAll} reads its
+ * groups with one read-only multi-operation, as long as the request and its answer fit in
+ * half a packet ({@code jute.maxbuffer}); beyond that they take more requests, all sent
+ * at once. A group that has not changed since {@link #readAll} last read it, as a
+ * persistent recursive watch on the base path tells, is answered without a request (see
+ * {@link WatchedGroups}).
  *
  * <p>
  * The list of live candidates that balancing reads ({@link #keepCandidateAlive}) is an
@@ -134,6 +138,8 @@ public class ZookeeperLeaseStore
 	private final GroupReads reads;
 
 	private final Acquisitions acquisitions;
+
+	private final WatchedGroups watched;
 
 	private final LiveCandidates candidates;
 
@@ -186,7 +192,11 @@ public class ZookeeperLeaseStore
 		this.acquisitions = new Acquisitions(this.zookeeper, this.paths, this.reads, this.seenTerms,
 				new AcquiringCandidates());
 		this.candidates = new LiveCandidates(this.zookeeper, this.paths);
+		this.watched = new WatchedGroups(client, this.basePath);
 		client.getConnectionStateListenable().addListener(this.connectionListener);
+		if (client.getZookeeperClient().isConnected()) {
+			this.watched.watch();
+		}
 	}
 
 	static String requireValidBasePath(String basePath) {
@@ -213,13 +223,41 @@ public class ZookeeperLeaseStore
 	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
 		return run("read " + groups.size() + " groups", timeout, (deadline) -> {
 			Map<String, Lease> leases = new LinkedHashMap<>();
-			for (Map.Entry<String, @Nullable GroupView> read : this.reads.read(new LinkedHashSet<>(groups), deadline)
+			for (Map.Entry<String, @Nullable GroupView> read : readGroups(new LinkedHashSet<>(groups), deadline)
 				.entrySet()) {
 				GroupView view = (read.getValue() != null) ? granted(read.getKey(), read.getValue()) : null;
 				lease(read.getKey(), view, deadline).ifPresent((lease) -> leases.put(read.getKey(), lease));
 			}
 			return leases;
 		});
+	}
+
+	/**
+	 * The groups as read: from what the watch kept of a group where nothing changed since
+	 * its last read (see {@link WatchedGroups}), from ZooKeeper otherwise.
+	 */
+	private Map<String, @Nullable GroupView> readGroups(Set<String> groups, long deadline) throws Exception {
+		if (groups.isEmpty()) {
+			return Map.of();
+		}
+		WatchedGroups.Stamp stamp = isConnected() ? this.watched.stamp() : new WatchedGroups.Stamp(-1, false);
+		Map<String, @Nullable GroupView> views = new LinkedHashMap<>();
+		Map<String, Long> changesBefore = new LinkedHashMap<>();
+		for (String group : groups) {
+			WatchedGroups.Kept kept = this.watched.kept(group, stamp);
+			views.put(group, (kept != null) ? kept.view() : null);
+			if (kept == null) {
+				changesBefore.put(group, this.watched.changes(group));
+			}
+		}
+		if (!changesBefore.isEmpty()) {
+			for (Map.Entry<String, @Nullable GroupView> read : this.reads.read(changesBefore.keySet(), deadline)
+				.entrySet()) {
+				views.put(read.getKey(), read.getValue());
+				this.watched.keep(read.getKey(), stamp, changesBefore.get(read.getKey()), read.getValue());
+			}
+		}
+		return views;
 	}
 
 	private Optional<Lease> lease(String group, @Nullable GroupView view, long deadline) throws Exception {
@@ -745,6 +783,7 @@ public class ZookeeperLeaseStore
 	@Override
 	public void close() {
 		this.client.getConnectionStateListenable().removeListener(this.connectionListener);
+		this.watched.close();
 	}
 
 	// Queue membership and watches
@@ -830,6 +869,10 @@ public class ZookeeperLeaseStore
 			this.suspensions.incrementAndGet();
 		}
 		this.connection = state;
+		this.watched.connectionChanged();
+		if (isConnected()) {
+			this.watched.watch();
+		}
 		if (state == ConnectionState.LOST) {
 			this.members.values().forEach((group) -> group.values().forEach((member) -> member.watched.set(null)));
 		}

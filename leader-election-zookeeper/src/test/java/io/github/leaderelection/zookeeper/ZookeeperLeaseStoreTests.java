@@ -422,6 +422,50 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(read.get(held.group()).holder()).isEqualTo("b");
 	}
 
+	/**
+	 * A group read once is read again without a request while nothing under it changes; a
+	 * grant, a renewal that writes or a queue node that goes makes the next read ask
+	 * ZooKeeper for that group alone, and shows the change.
+	 */
+	@Test
+	void readsAgainWithoutRequestsWhatDidNotChange() throws Exception {
+		RequestCountingProxy proxy = countingProxy();
+		ZookeeperLeaseStore follower = store(client(proxy.connectString()));
+		ZookeeperLeaseStore leader = store(client(server.getConnectString()));
+		List<String> groups = new ArrayList<>();
+		List<Lease> leases = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			String group = newGroup();
+			groups.add(group);
+			leases.add(leader.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow());
+			follower.join(group, "a", TIMEOUT);
+		}
+		Map<String, Lease> first = follower.readAll(groups, TIMEOUT);
+		// Five reads: without what the watch kept, five requests; with it, none (or a
+		// ping of the client's own).
+		long before = settled(proxy);
+		for (int i = 0; i < 5; i++) {
+			assertThat(follower.readAll(groups, TIMEOUT)).isEqualTo(first);
+		}
+		assertThat(settled(proxy) - before).as("requests to read 100 unchanged groups 5 times").isLessThanOrEqualTo(1);
+		leader.renew(leases.get(0), RENEWED, TIMEOUT).orElseThrow();
+		leader.release(leases.get(1), TIMEOUT);
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			Map<String, Lease> now = follower.readAll(groups, TIMEOUT);
+			assertThat(now.get(groups.get(0)).expiresIn()).isEqualTo(RENEWED);
+			assertThat(now.get(groups.get(1)).holder()).isNull();
+		});
+		before = settled(proxy);
+		for (int i = 0; i < 5; i++) {
+			assertThat(follower.readAll(groups, TIMEOUT).get(groups.get(2))).isEqualTo(first.get(groups.get(2)));
+		}
+		assertThat(settled(proxy) - before).as("requests to read 100 groups again 5 times").isLessThanOrEqualTo(1);
+		Lease taken = follower.tryAcquire(groups.get(1), "a", LIVE, TIMEOUT).orElseThrow();
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(leader.readAll(groups, TIMEOUT).get(groups.get(1)).term())
+				.isEqualTo(taken.term()));
+	}
+
 	/** Each lease as the renewal handed it out, or as it was where it was refused. */
 	private static List<Lease> asRenewed(List<Lease> leases, Map<String, Lease> renewed) {
 		return leases.stream().map((lease) -> renewed.getOrDefault(lease.group(), lease)).toList();

@@ -1,5 +1,7 @@
 package io.github.leaderelection.zookeeper;
 
+import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
@@ -77,6 +79,37 @@ final class QueueMember {
 	/** Whether the wait for an earlier holder is over. */
 	boolean isActive() {
 		return this.quietMillis == 0 || System.nanoTime() - this.activeFromNanos >= 0;
+	}
+
+	/**
+	 * Runs the work holding the locks of the members, taken in the order given: held
+	 * across the requests of a batch, bounded by the call's deadline, so that a member's
+	 * place and grant change in one piece. Four locks a stack frame, so that a batch of
+	 * 4,000 members takes 1,000 frames.
+	 */
+	static <T> T locked(List<QueueMember> members, Callable<T> work) throws Exception {
+		return locked(members, 0, work);
+	}
+
+	private static <T> T locked(List<QueueMember> members, int from, Callable<T> work) throws Exception {
+		int left = members.size() - from;
+		if (left == 0) {
+			return work.call();
+		}
+		if (left < 4) {
+			synchronized (members.get(from)) {
+				return locked(members, from + 1, work);
+			}
+		}
+		synchronized (members.get(from)) {
+			synchronized (members.get(from + 1)) {
+				synchronized (members.get(from + 2)) {
+					synchronized (members.get(from + 3)) {
+						return locked(members, from + 4, work);
+					}
+				}
+			}
+		}
 	}
 
 	/** Forgets the watch on the given node, if it is the current one. */

@@ -466,6 +466,26 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 				.isEqualTo(taken.term()));
 	}
 
+	/**
+	 * 3,000 leases, taken and renewed in batches as large as half a packet allows: each
+	 * batch holds its members' locks, four a stack frame.
+	 */
+	@Test
+	void takesAndRenewsThreeThousandLeasesInBatchesOfHalfAPacket() throws Exception {
+		RequestCountingProxy proxy = countingProxy();
+		ZookeeperLeaseStore store = store(client(proxy.connectString()));
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 3000; i++) {
+			groups.add(newGroup());
+		}
+		Map<String, Lease> taken = store.tryAcquireAll(groups, "a", LIVE, Duration.ofSeconds(60));
+		assertThat(taken.keySet()).containsExactlyElementsOf(groups);
+		long before = settled(proxy);
+		assertThat(store.renewAll(taken.values(), LIVE, TIMEOUT).keySet()).containsExactlyElementsOf(groups);
+		// About 1,400 of these a batch (a ping of the client's own may come with them).
+		assertThat(settled(proxy) - before).as("requests to renew 3,000 leases").isBetween(3L, 4L);
+	}
+
 	/** Each lease as the renewal handed it out, or as it was where it was refused. */
 	private static List<Lease> asRenewed(List<Lease> leases, Map<String, Lease> renewed) {
 		return leases.stream().map((lease) -> renewed.getOrDefault(lease.group(), lease)).toList();

@@ -3,6 +3,7 @@ package io.github.leaderelection.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -11,7 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.leaderelection.spi.BatchCutShortException;
 import io.github.leaderelection.spi.Lease;
@@ -20,6 +23,7 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.data.Stat;
@@ -74,6 +78,12 @@ final class Acquisitions {
 	private final SeenTerms seenTerms;
 
 	private final Candidates store;
+
+	/**
+	 * The prefix of the nodes of a multi-operation of creates whose answer was lost with
+	 * the connection, by group.
+	 */
+	private final Map<String, String> orphans = new ConcurrentHashMap<>();
 
 	Acquisitions(CuratorCalls zookeeper, GroupPaths paths, GroupReads reads, SeenTerms seenTerms, Candidates store) {
 		this.zookeeper = zookeeper;
@@ -189,30 +199,46 @@ final class Acquisitions {
 			if (view != null && view.grant().term() > 0) {
 				this.seenTerms.saw(member.group, view.grant().term());
 			}
+			deleteOrphans(member.group, view);
 			read.put(member, groupRead);
 		}
 		return read;
 	}
 
 	/**
-	 * Queues the members that have no place in their group's queue, with all the creates
-	 * sent before the first answer is awaited.
+	 * Queues the members that have no place in their group's queue: in existing groups,
+	 * with one multi-operation of creates; in groups not created yet, or when that
+	 * multi-operation failed on a group deleted since, with creates of their own (which
+	 * create the group too), all sent before the first answer is awaited. A node of the
+	 * multi-operation is named as Curator's protection names one, with a random prefix:
+	 * if the answer is lost with the connection, the next batch reading the group deletes
+	 * a node with that prefix, which nobody answers for.
 	 * @return the members queued
 	 */
 	private Set<QueueMember> enqueueMissing(List<QueueMember> members, Map<QueueMember, GroupReads.Read> read,
 			long deadline) throws Exception {
-		Map<QueueMember, CompletableFuture<CuratorEvent>> creates = new LinkedHashMap<>();
+		List<QueueMember> inMulti = new ArrayList<>();
+		List<QueueMember> alone = new ArrayList<>();
 		for (QueueMember member : members) {
 			GroupView view = read.get(member).view();
 			if (view == null || !view.isQueued(member.node)) {
 				member.node = null;
 				member.term = 0;
 				member.watched.set(null);
-				creates.put(member, this.zookeeper.createEphemeralSequential(this.paths.group(member.group) + "/lease-",
-						member.candidateId.getBytes(StandardCharsets.UTF_8)));
+				((view != null) ? inMulti : alone).add(member);
 			}
 		}
 		Set<QueueMember> queued = new HashSet<>();
+		if (!inMulti.isEmpty()) {
+			queued.addAll(enqueueTogether(inMulti, deadline));
+			inMulti.removeAll(queued);
+			alone.addAll(inMulti);
+		}
+		Map<QueueMember, CompletableFuture<CuratorEvent>> creates = new LinkedHashMap<>();
+		for (QueueMember member : alone) {
+			creates.put(member, this.zookeeper.createEphemeralSequential(this.paths.group(member.group) + "/lease-",
+					member.candidateId.getBytes(StandardCharsets.UTF_8)));
+		}
 		Exception failure = null;
 		for (Map.Entry<QueueMember, CompletableFuture<CuratorEvent>> create : creates.entrySet()) {
 			try {
@@ -228,6 +254,54 @@ final class Acquisitions {
 			throw failure;
 		}
 		return queued;
+	}
+
+	/**
+	 * Queues the members with one multi-operation of creates.
+	 * @return the members queued: all, or none when a group was deleted since it was read
+	 */
+	private List<QueueMember> enqueueTogether(List<QueueMember> members, long deadline) throws Exception {
+		List<CuratorOp> creates = new ArrayList<>();
+		Map<String, String> prefixes = new HashMap<>();
+		for (QueueMember member : members) {
+			String prefix = "_c_" + UUID.randomUUID() + "-";
+			prefixes.put(member.group, prefix);
+			creates.add(this.zookeeper.create(this.paths.group(member.group) + "/" + prefix + "lease-",
+					member.candidateId.getBytes(StandardCharsets.UTF_8), CreateMode.EPHEMERAL_SEQUENTIAL));
+		}
+		CuratorEvent result;
+		try {
+			result = this.zookeeper.createAll(deadline, creates);
+		}
+		catch (KeeperException.ConnectionLossException ex) {
+			this.orphans.putAll(prefixes);
+			throw ex;
+		}
+		if (!CuratorCalls.isOk(result)) {
+			return List.of();
+		}
+		List<CuratorTransactionResult> results = result.getOpResults();
+		for (int i = 0; i < members.size(); i++) {
+			members.get(i).node = ZKPaths.getNodeFromPath(results.get(i).getResultPath());
+		}
+		return members;
+	}
+
+	/**
+	 * Deletes the nodes of a multi-operation of creates whose answer was lost with the
+	 * connection, found in the group's queue as read.
+	 */
+	private void deleteOrphans(String group, @Nullable GroupView view) {
+		String prefix = this.orphans.get(group);
+		if (prefix == null || view == null) {
+			return;
+		}
+		this.orphans.remove(group, prefix);
+		for (String node : view.queue()) {
+			if (node.startsWith(prefix)) {
+				this.zookeeper.deleteInBackground(this.paths.node(group, node));
+			}
+		}
 	}
 
 	/**

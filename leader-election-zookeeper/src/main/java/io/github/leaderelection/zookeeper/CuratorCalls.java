@@ -155,6 +155,24 @@ final class CuratorCalls {
 	}
 
 	/**
+	 * Creates nodes in one multi-operation. An answer that comes after the call gave up
+	 * deletes the nodes it made, and only them (CURATOR-498, as
+	 * {@link #createEphemeralSequential(String, byte[])} does for one).
+	 * @return the answer: OK, or NONODE or NODEEXISTS when none was created
+	 */
+	CuratorEvent createAll(long deadline, List<CuratorOp> creates) throws Exception {
+		CompletableFuture<CuratorEvent> created = new CompletableFuture<>();
+		this.client.transaction().inBackground((client, event) -> {
+			if (!created.complete(event) && event.getResultCode() == Code.OK.intValue()) {
+				for (CuratorTransactionResult result : event.getOpResults()) {
+					deleteInBackground(result.getResultPath());
+				}
+			}
+		}).forOperations(creates);
+		return expect(await(created, deadline), Code.OK, Code.NONODE, Code.NODEEXISTS);
+	}
+
+	/**
 	 * Reads with read-only multi-operations (ZooKeeper 3.6 and later, which Curator's
 	 * transactions do not offer), at most {@code perRequest} operations in each. All the
 	 * requests are sent before any answer is awaited, so that the caller waits one round

@@ -486,6 +486,35 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(settled(proxy) - before).as("requests to renew 3,000 leases").isBetween(3L, 4L);
 	}
 
+	/**
+	 * A candidate not queued yet in groups that exist is queued in all of them by one
+	 * multi-operation of creates, and takes the free ones; a candidate queued after it is
+	 * next in line.
+	 */
+	@Test
+	void queuesInManyGroupsWithOneRequestAndTakesTheFreeOnes() throws Exception {
+		ZookeeperLeaseStore first = store(client(server.getConnectString()));
+		ZookeeperLeaseStore second = store(client(server.getConnectString()));
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 50; i++) {
+			String group = newGroup();
+			groups.add(group);
+			first.join(group, "b", TIMEOUT);
+		}
+		Lease held = first.tryAcquire(groups.get(7), "b", LIVE, TIMEOUT).orElseThrow();
+		first.leave(groups.get(3), "b", TIMEOUT);
+		Map<String, Lease> taken = second.tryAcquireAll(groups, "a", LIVE, TIMEOUT);
+		List<String> free = new ArrayList<>(groups);
+		free.remove(held.group());
+		assertThat(taken.keySet()).containsExactlyElementsOf(free);
+		for (String group : groups) {
+			assertThat(second.participants(group)).contains("a");
+		}
+		assertThat(second.renewAll(taken.values(), LIVE, TIMEOUT).keySet()).containsExactlyElementsOf(free);
+		second.release(taken.get(groups.get(0)), TIMEOUT);
+		assertThat(first.tryAcquire(groups.get(0), "b", LIVE, TIMEOUT)).isPresent();
+	}
+
 	/** Each lease as the renewal handed it out, or as it was where it was refused. */
 	private static List<Lease> asRenewed(List<Lease> leases, Map<String, Lease> renewed) {
 		return leases.stream().map((lease) -> renewed.getOrDefault(lease.group(), lease)).toList();

@@ -33,8 +33,9 @@ import org.jspecify.annotations.Nullable;
  * Takes the leases of many groups for a store's candidates with a few requests, where one
  * by one would take four round trips per group: one read of every group (its data, its
  * queue, and the candidate's queue node, whose stat names the session that owns it), the
- * missing queue nodes created all at once, and one multi-operation with the grants of
- * every group found free, as large as half a packet ({@code jute.maxbuffer}) allows.
+ * missing group nodes and then the missing queue nodes created with one multi-operation
+ * each, and one multi-operation with the grants of every group found free, each as large
+ * as half a packet ({@code jute.maxbuffer}) allows.
  *
  * <p>
  * Each grant is the one {@link ZookeeperLeaseStore#tryAcquire} makes: only on a group
@@ -173,6 +174,7 @@ final class Acquisitions {
 			long suspensionsBefore = this.store.suspensions();
 			long session = this.store.session();
 			Map<QueueMember, GroupReads.Read> read = read(competing, deadline);
+			createMissingGroups(competing, read, deadline);
 			Set<QueueMember> queuedNow = enqueueMissing(competing, read, deadline);
 			if (!queuedNow.isEmpty()) {
 				read.putAll(read(List.copyOf(queuedNow), deadline));
@@ -203,6 +205,30 @@ final class Acquisitions {
 			read.put(member, groupRead);
 		}
 		return read;
+	}
+
+	/**
+	 * Creates the group nodes that do not exist yet with one multi-operation (and the
+	 * base path first if it is missing), and reads them again. One that another store
+	 * created first fails it: it is read again all the same, and the groups still missing
+	 * are created with their queue nodes, one request each.
+	 */
+	private void createMissingGroups(List<QueueMember> members, Map<QueueMember, GroupReads.Read> read, long deadline)
+			throws Exception {
+		List<QueueMember> missing = members.stream().filter((member) -> read.get(member).view() == null).toList();
+		if (missing.isEmpty()) {
+			return;
+		}
+		List<CuratorOp> creates = new ArrayList<>();
+		for (QueueMember member : missing) {
+			// Empty, as a parent Curator creates: no grant yet.
+			creates.add(this.zookeeper.create(this.paths.group(member.group), new byte[0], CreateMode.PERSISTENT));
+		}
+		if (this.zookeeper.createAll(deadline, creates, false).getResultCode() == Code.NONODE.intValue()) {
+			this.zookeeper.createNode(this.paths.base(), new byte[0], CreateMode.PERSISTENT, deadline);
+			this.zookeeper.createAll(deadline, creates, false);
+		}
+		read.putAll(read(missing, deadline));
 	}
 
 	/**
@@ -271,7 +297,7 @@ final class Acquisitions {
 		}
 		CuratorEvent result;
 		try {
-			result = this.zookeeper.createAll(deadline, creates);
+			result = this.zookeeper.createAll(deadline, creates, true);
 		}
 		catch (KeeperException.ConnectionLossException ex) {
 			this.orphans.putAll(prefixes);

@@ -155,15 +155,17 @@ final class CuratorCalls {
 	}
 
 	/**
-	 * Creates nodes in one multi-operation. An answer that comes after the call gave up
-	 * deletes the nodes it made, and only them (CURATOR-498, as
-	 * {@link #createEphemeralSequential(String, byte[])} does for one).
+	 * Creates nodes in one multi-operation.
+	 * @param deleteIfLate whether an answer that comes after the call gave up deletes the
+	 * nodes it made, and only them (CURATOR-498, as
+	 * {@link #createEphemeralSequential(String, byte[])} does for one): for queue nodes,
+	 * which nobody would answer for
 	 * @return the answer: OK, or NONODE or NODEEXISTS when none was created
 	 */
-	CuratorEvent createAll(long deadline, List<CuratorOp> creates) throws Exception {
+	CuratorEvent createAll(long deadline, List<CuratorOp> creates, boolean deleteIfLate) throws Exception {
 		CompletableFuture<CuratorEvent> created = new CompletableFuture<>();
 		this.client.transaction().inBackground((client, event) -> {
-			if (!created.complete(event) && event.getResultCode() == Code.OK.intValue()) {
+			if (!created.complete(event) && deleteIfLate && event.getResultCode() == Code.OK.intValue()) {
 				for (CuratorTransactionResult result : event.getOpResults()) {
 					deleteInBackground(result.getResultPath());
 				}

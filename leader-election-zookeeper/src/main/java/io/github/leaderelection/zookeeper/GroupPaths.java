@@ -34,6 +34,11 @@ final class GroupPaths {
 		this.basePath = basePath;
 	}
 
+	/** The node under which the groups live. */
+	String base() {
+		return this.basePath;
+	}
+
 	String group(String group) {
 		return this.basePath + "/" + encode(group);
 	}

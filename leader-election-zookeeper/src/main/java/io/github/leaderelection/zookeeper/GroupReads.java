@@ -23,10 +23,11 @@ import org.jspecify.annotations.Nullable;
  * about 60 bytes per candidate, and an answer larger than the client accepts
  * ({@code jute.maxbuffer}) is not refused but drops the connection, which suspends every
  * lease of the node. So the groups are split by the answer to expect for one, which is
- * the largest of the last batch, at least {@link #MIN_GROUP_BYTES}, within half a packet
- * ({@link CuratorCalls#batchBytes}): a queue may grow to twice what was last seen before
- * a batch is too large. A batch that lost the connection doubles what is expected, so
- * that the next one is split finer instead of failing again.
+ * the largest of the last batch (a group read alone only raises it), at least
+ * {@link #MIN_GROUP_BYTES}, within half a packet ({@link CuratorCalls#batchBytes}): a
+ * queue may grow to twice what was last seen before a batch is too large. A batch that
+ * lost the connection doubles what is expected, so that the next one is split finer
+ * instead of failing again.
  */
 final class GroupReads {
 
@@ -101,16 +102,9 @@ final class GroupReads {
 			Stat stat = (node instanceof OpResult.GetDataResult found) ? found.getStat() : null;
 			views.put(entry.getKey(), new Read(view, entry.getValue(), stat));
 		}
-		this.groupBytes = largest;
+		// A group read alone says little of the others: it only raises what is expected.
+		this.groupBytes = (nodes.size() > 1) ? largest : Math.max(this.groupBytes, largest);
 		return views;
-	}
-
-	/**
-	 * Counts a group read on its own, so that the next batch expects at least as much for
-	 * each group.
-	 */
-	void seen(byte @Nullable [] data, List<String> children) {
-		this.groupBytes = Math.max(this.groupBytes, bytes(data, children));
 	}
 
 	/**

@@ -909,16 +909,9 @@ public class ZookeeperLeaseStore
 	// Reading
 
 	private @Nullable GroupView view(String group, long deadline) throws Exception {
-		String path = this.paths.group(group);
-		// The data first: a grant made after this read changes its version, which every
-		// write checks.
-		CuratorEvent data = this.zookeeper.getData(path, deadline);
-		CuratorEvent children = CuratorCalls.isOk(data) ? this.zookeeper.getChildren(path, deadline) : data;
-		if (!CuratorCalls.isOk(children)) {
-			return null;
-		}
-		this.reads.seen(data.getData(), children.getChildren());
-		return granted(group, GroupView.of(data.getData(), data.getStat(), children.getChildren()));
+		// One read-only multi-operation: the data first, then the queue (see GroupReads).
+		GroupView view = this.reads.read(List.of(group), deadline).get(group);
+		return (view != null) ? granted(group, view) : null;
 	}
 
 	/**

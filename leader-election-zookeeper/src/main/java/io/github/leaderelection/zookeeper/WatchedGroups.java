@@ -54,6 +54,12 @@ final class WatchedGroups {
 
 	private final AtomicBoolean adding = new AtomicBoolean();
 
+	/**
+	 * The connection on which ZooKeeper refused the watch (a server before 3.6), or -1:
+	 * not asked again on it.
+	 */
+	private volatile long refused = -1;
+
 	private final Map<String, Kept> groups = new ConcurrentHashMap<>();
 
 	WatchedGroups(CuratorFramework client, String basePath) {
@@ -64,7 +70,7 @@ final class WatchedGroups {
 	/** Adds the watch, unless it is on or being added: when connected. */
 	void watch() {
 		long now = this.connection.get();
-		if (this.watching != now) {
+		if (this.watching != now && this.refused != now) {
 			watch(now);
 		}
 	}
@@ -162,6 +168,7 @@ final class WatchedGroups {
 			watch();
 		}
 		else {
+			this.refused = connection;
 			logger.debug("Could not watch {} (code {}): every read goes to ZooKeeper", this.basePath,
 					event.getResultCode());
 		}

@@ -1,6 +1,7 @@
 package io.github.leaderelection.zookeeper;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
@@ -29,6 +30,16 @@ record GroupView(Grant grant, int version, long createdMillis, long modifiedMill
 			.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
 			.toList();
 		return new GroupView(Grant.parse(data), stat.getVersion(), stat.getCtime(), stat.getMtime(), queue);
+	}
+
+	/**
+	 * This view with a node queued after it was read, last: a node created later has a
+	 * higher sequence number than every node read before.
+	 */
+	GroupView withQueued(String node) {
+		List<String> queue = new ArrayList<>(this.queue);
+		queue.add(node);
+		return new GroupView(this.grant, this.version, this.createdMillis, this.modifiedMillis, List.copyOf(queue));
 	}
 
 	boolean isQueued(@Nullable String node) {

@@ -740,7 +740,11 @@ public class ZookeeperLeaseStore
 				GroupView view = view(group, deadline);
 				if (!member.left && (view == null || !view.isQueued(member.node))) {
 					enqueue(member, deadline);
-					view = view(group, deadline);
+					// Read again only for a group created now: otherwise the nodes read
+					// came before this one, which watches the last of them (one queued
+					// meanwhile is found at the next read).
+					view = (view != null) ? view.withQueued(Objects.requireNonNull(member.node))
+							: view(group, deadline);
 				}
 				if (view != null) {
 					armWatch(member, view);

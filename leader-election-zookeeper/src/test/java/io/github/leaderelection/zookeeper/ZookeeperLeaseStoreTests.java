@@ -515,6 +515,29 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 		assertThat(first.tryAcquire(groups.get(0), "b", LIVE, TIMEOUT)).isPresent();
 	}
 
+	/**
+	 * A join costs a read of the group, the create of the candidate's node and the watch
+	 * on the node ahead of it; the candidate is told when that node goes.
+	 */
+	@Test
+	void joinsWithThreeRequestsAndWatchesTheNodeAhead() throws Exception {
+		RequestCountingProxy proxy = countingProxy();
+		ZookeeperLeaseStore store = store(client(proxy.connectString()));
+		ZookeeperLeaseStore other = store(client(server.getConnectString()));
+		String group = newGroup();
+		Lease held = other.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
+		AtomicInteger changes = new AtomicInteger();
+		store.watch(group, changes::incrementAndGet);
+		long before = settled(proxy);
+		store.join(group, "a", TIMEOUT);
+		assertThat(settled(proxy) - before).as("requests to join").isEqualTo(3);
+		assertThat(store.participants(group)).containsExactly("b", "a");
+		int heard = changes.get();
+		other.release(held, TIMEOUT);
+		await().atMost(Duration.ofSeconds(5)).until(() -> changes.get() > heard);
+		assertThat(store.tryAcquire(group, "a", LIVE, TIMEOUT)).isPresent();
+	}
+
 	/** Each lease as the renewal handed it out, or as it was where it was refused. */
 	private static List<Lease> asRenewed(List<Lease> leases, Map<String, Lease> renewed) {
 		return leases.stream().map((lease) -> renewed.getOrDefault(lease.group(), lease)).toList();

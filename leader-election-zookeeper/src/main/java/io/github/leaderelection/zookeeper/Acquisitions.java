@@ -15,6 +15,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import io.github.leaderelection.spi.BatchCutShortException;
 import io.github.leaderelection.spi.Lease;
@@ -78,7 +81,14 @@ final class Acquisitions {
 
 	private final SeenTerms seenTerms;
 
-	private final Candidates store;
+	/** How many times the connection was SUSPENDED or LOST so far. */
+	private final LongSupplier suspensions;
+
+	/** Watches the node ahead of the member's, or its own if it holds the lease. */
+	private final BiConsumer<QueueMember, GroupView> armWatch;
+
+	/** Tells the group's watchers that its lease may have changed. */
+	private final Consumer<String> notifyGroup;
 
 	/**
 	 * The prefix of the nodes of a multi-operation of creates whose answer was lost with
@@ -86,12 +96,15 @@ final class Acquisitions {
 	 */
 	private final Map<String, String> orphans = new ConcurrentHashMap<>();
 
-	Acquisitions(CuratorCalls zookeeper, GroupPaths paths, GroupReads reads, SeenTerms seenTerms, Candidates store) {
+	Acquisitions(CuratorCalls zookeeper, GroupPaths paths, GroupReads reads, SeenTerms seenTerms,
+			LongSupplier suspensions, BiConsumer<QueueMember, GroupView> armWatch, Consumer<String> notifyGroup) {
 		this.zookeeper = zookeeper;
 		this.paths = paths;
 		this.reads = reads;
 		this.seenTerms = seenTerms;
-		this.store = store;
+		this.suspensions = suspensions;
+		this.armWatch = armWatch;
+		this.notifyGroup = notifyGroup;
 	}
 
 	/**
@@ -171,8 +184,8 @@ final class Acquisitions {
 		return QueueMember.locked(batch, () -> {
 			// A member that left while this call was under way takes no place.
 			List<QueueMember> competing = batch.stream().filter((member) -> !member.left).toList();
-			long suspensionsBefore = this.store.suspensions();
-			long session = this.store.session();
+			long suspensionsBefore = this.suspensions.getAsLong();
+			long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
 			Map<QueueMember, GroupReads.Read> read = read(competing, deadline);
 			createMissingGroups(competing, read, deadline);
 			Set<QueueMember> queuedNow = enqueueMissing(competing, read, deadline);
@@ -366,10 +379,10 @@ final class Acquisitions {
 
 	private void notTaken(QueueMember member, GroupView view, Set<QueueMember> queuedNow) {
 		member.term = 0;
-		this.store.armWatch(member, view);
+		this.armWatch.accept(member, view);
 		if (queuedNow.contains(member)) {
 			// Queued now: let the elector read the truth at once.
-			this.store.notifyGroup(member.group);
+			this.notifyGroup.accept(member.group);
 		}
 	}
 
@@ -432,29 +445,10 @@ final class Acquisitions {
 		}
 		member.granted(grant, session, suspensionsBefore);
 		this.seenTerms.saw(member.group, grant.term());
-		this.store.armWatch(member, attempt.view());
+		this.armWatch.accept(member, attempt.view());
 		// The group node's version: renewals and the release check it.
 		return new Lease(member.group, member.candidateId, grant.term(), leaseDuration,
 				Duration.ofMillis(grant.quietMillis()), attempt.version());
-	}
-
-	/**
-	 * What a grant needs of the store that queues the candidates.
-	 */
-	interface Candidates {
-
-		/** The current session's id. */
-		long session();
-
-		/** How many times the connection was SUSPENDED or LOST so far. */
-		long suspensions();
-
-		/** Watches the node ahead of the member's, or its own if it holds the lease. */
-		void armWatch(QueueMember member, GroupView view);
-
-		/** Tells the group's watchers that its lease may have changed. */
-		void notifyGroup(String group);
-
 	}
 
 	/**

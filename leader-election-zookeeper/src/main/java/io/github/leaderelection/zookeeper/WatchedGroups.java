@@ -1,6 +1,8 @@
 package io.github.leaderelection.zookeeper;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -62,9 +64,44 @@ final class WatchedGroups {
 
 	private final Map<String, Kept> groups = new ConcurrentHashMap<>();
 
-	WatchedGroups(CuratorFramework client, String basePath) {
+	private final GroupReads reads;
+
+	WatchedGroups(CuratorFramework client, String basePath, GroupReads reads) {
 		this.client = client;
 		this.basePath = basePath;
+		this.reads = reads;
+	}
+
+	/**
+	 * The groups as read: from what was kept of a group that did not change since its
+	 * last read, from ZooKeeper otherwise (the groups that did change, in one request
+	 * while they fit in half a packet, see {@link GroupReads}).
+	 * @param connected whether the client is connected: if not, every group is asked from
+	 * ZooKeeper
+	 * @return the view of each group, null for a group that does not exist
+	 */
+	Map<String, @Nullable GroupView> read(Set<String> groups, boolean connected, long deadline) throws Exception {
+		if (groups.isEmpty()) {
+			return Map.of();
+		}
+		Stamp stamp = connected ? stamp() : new Stamp(-1, false);
+		Map<String, @Nullable GroupView> views = new LinkedHashMap<>();
+		Map<String, Long> changesBefore = new LinkedHashMap<>();
+		for (String group : groups) {
+			Kept kept = kept(group, stamp);
+			views.put(group, (kept != null) ? kept.view() : null);
+			if (kept == null) {
+				changesBefore.put(group, changes(group));
+			}
+		}
+		if (!changesBefore.isEmpty()) {
+			for (Map.Entry<String, @Nullable GroupView> read : this.reads.read(changesBefore.keySet(), deadline)
+				.entrySet()) {
+				views.put(read.getKey(), read.getValue());
+				keep(read.getKey(), stamp, changesBefore.get(read.getKey()), read.getValue());
+			}
+		}
+		return views;
 	}
 
 	/** Adds the watch, unless it is on or being added: when connected. */
@@ -79,7 +116,7 @@ final class WatchedGroups {
 	 * Where a read stands before it is sent: the connection, and whether the watch was on
 	 * by then.
 	 */
-	Stamp stamp() {
+	private Stamp stamp() {
 		watch();
 		long now = this.connection.get();
 		return new Stamp(now, this.watching == now);
@@ -89,14 +126,14 @@ final class WatchedGroups {
 	 * What the group's last read kept, if nothing changed since.
 	 * @return the read, or null if none is kept
 	 */
-	@Nullable Kept kept(String group, Stamp stamp) {
+	private @Nullable Kept kept(String group, Stamp stamp) {
 		Kept kept = this.groups.get(group);
 		return (stamp.watching() && kept != null && kept.read() && kept.connection() == stamp.connection()
 				&& this.connection.get() == stamp.connection()) ? kept : null;
 	}
 
 	/** How many changes of the group were heard so far: a read keeps their count. */
-	long changes(String group) {
+	private long changes(String group) {
 		Kept kept = this.groups.get(group);
 		return (kept != null) ? kept.changes() : 0;
 	}
@@ -106,7 +143,7 @@ final class WatchedGroups {
 	 * unless the group or the connection changed since.
 	 * @param view the group as read, null if it does not exist
 	 */
-	void keep(String group, Stamp stamp, long changesBefore, @Nullable GroupView view) {
+	private void keep(String group, Stamp stamp, long changesBefore, @Nullable GroupView view) {
 		if (!stamp.watching()) {
 			return;
 		}

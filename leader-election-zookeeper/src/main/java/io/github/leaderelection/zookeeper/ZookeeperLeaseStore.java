@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
@@ -190,9 +189,9 @@ public class ZookeeperLeaseStore
 		this.runs = new RunNodes(this.zookeeper, this.paths);
 		this.reads = new GroupReads(this.zookeeper, this.paths);
 		this.acquisitions = new Acquisitions(this.zookeeper, this.paths, this.reads, this.seenTerms,
-				new AcquiringCandidates());
+				this.suspensions::get, this::armWatch, this.watchers::notifyGroup);
 		this.candidates = new LiveCandidates(this.zookeeper, this.paths);
-		this.watched = new WatchedGroups(client, this.basePath);
+		this.watched = new WatchedGroups(client, this.basePath, this.reads);
 		client.getConnectionStateListenable().addListener(this.connectionListener);
 		if (client.getZookeeperClient().isConnected()) {
 			this.watched.watch();
@@ -223,41 +222,14 @@ public class ZookeeperLeaseStore
 	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
 		return run("read " + groups.size() + " groups", timeout, (deadline) -> {
 			Map<String, Lease> leases = new LinkedHashMap<>();
-			for (Map.Entry<String, @Nullable GroupView> read : readGroups(new LinkedHashSet<>(groups), deadline)
+			for (Map.Entry<String, @Nullable GroupView> read : this.watched
+				.read(new LinkedHashSet<>(groups), isConnected(), deadline)
 				.entrySet()) {
 				GroupView view = (read.getValue() != null) ? granted(read.getKey(), read.getValue()) : null;
 				lease(read.getKey(), view, deadline).ifPresent((lease) -> leases.put(read.getKey(), lease));
 			}
 			return leases;
 		});
-	}
-
-	/**
-	 * The groups as read: from what the watch kept of a group where nothing changed since
-	 * its last read (see {@link WatchedGroups}), from ZooKeeper otherwise.
-	 */
-	private Map<String, @Nullable GroupView> readGroups(Set<String> groups, long deadline) throws Exception {
-		if (groups.isEmpty()) {
-			return Map.of();
-		}
-		WatchedGroups.Stamp stamp = isConnected() ? this.watched.stamp() : new WatchedGroups.Stamp(-1, false);
-		Map<String, @Nullable GroupView> views = new LinkedHashMap<>();
-		Map<String, Long> changesBefore = new LinkedHashMap<>();
-		for (String group : groups) {
-			WatchedGroups.Kept kept = this.watched.kept(group, stamp);
-			views.put(group, (kept != null) ? kept.view() : null);
-			if (kept == null) {
-				changesBefore.put(group, this.watched.changes(group));
-			}
-		}
-		if (!changesBefore.isEmpty()) {
-			for (Map.Entry<String, @Nullable GroupView> read : this.reads.read(changesBefore.keySet(), deadline)
-				.entrySet()) {
-				views.put(read.getKey(), read.getValue());
-				this.watched.keep(read.getKey(), stamp, changesBefore.get(read.getKey()), read.getValue());
-			}
-		}
-		return views;
 	}
 
 	private Optional<Lease> lease(String group, @Nullable GroupView view, long deadline) throws Exception {
@@ -974,36 +946,6 @@ public class ZookeeperLeaseStore
 	@Override
 	public String toString() {
 		return "ZookeeperLeaseStore[basePath=" + this.basePath + "]";
-	}
-
-	/** What a batch of grants needs of this store. */
-	private final class AcquiringCandidates implements Acquisitions.Candidates {
-
-		@Override
-		public long session() {
-			try {
-				return ZookeeperLeaseStore.this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
-			}
-			catch (Exception ex) {
-				throw new LeaderElectionException("No ZooKeeper session", ex);
-			}
-		}
-
-		@Override
-		public long suspensions() {
-			return ZookeeperLeaseStore.this.suspensions.get();
-		}
-
-		@Override
-		public void armWatch(QueueMember member, GroupView view) {
-			ZookeeperLeaseStore.this.armWatch(member, view);
-		}
-
-		@Override
-		public void notifyGroup(String group) {
-			ZookeeperLeaseStore.this.watchers.notifyGroup(group);
-		}
-
 	}
 
 	@FunctionalInterface

@@ -1,7 +1,10 @@
 package io.github.leaderelection.engine;
 
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.leaderelection.ElectionTiming;
 import io.github.leaderelection.spi.LeaseStore;
@@ -36,6 +39,18 @@ final class ElectionRuntime {
 	private final StoreOutages storeOutages;
 
 	private final boolean watchBeforeLeading;
+
+	/** Joins waiting for a store thread; see {@link #executeJoin}. */
+	private final Queue<Runnable> joins = new ConcurrentLinkedQueue<>();
+
+	private final AtomicBoolean joinsQueued = new AtomicBoolean();
+
+	/** Whether this thread runs joins now; see {@link #isRunningJoins}. */
+	private final ThreadLocal<Boolean> runningJoins = ThreadLocal.withInitial(() -> false);
+
+	/** What runs after each task of joins; see {@link #afterJoins}. */
+	private volatile Runnable afterJoins = () -> {
+	};
 
 	private volatile boolean closing;
 
@@ -120,6 +135,68 @@ final class ElectionRuntime {
 	 */
 	boolean executeRenewal(Runnable task) {
 		return executeStoreTask(task, true);
+	}
+
+	/**
+	 * Runs a group's join (its place in the store, its watch) on a store thread, one join
+	 * after another, for at most a quarter of a retry period per task, each task queued
+	 * behind the store tasks already waiting. A join may cost requests of its own
+	 * (ZooKeeper queues a node per group): a node starting with thousands of groups must
+	 * neither hold every store thread nor queue its first rounds, which read and take the
+	 * groups in a few requests, behind thousands of joins.
+	 * @return false if closing and the join will not run
+	 */
+	boolean executeJoin(Runnable join) {
+		if (this.closing) {
+			return false;
+		}
+		this.joins.add(join);
+		queueJoins();
+		return true;
+	}
+
+	/**
+	 * Whether the calling thread runs joins now: what a join asks for (a look at the
+	 * group, which a store may ask for once it has queued the candidate) can wait for the
+	 * end of the task, so that a task of many joins asks once for all of them.
+	 */
+	boolean isRunningJoins() {
+		return this.runningJoins.get();
+	}
+
+	/** Sets what runs after each task of joins, on its thread. */
+	void afterJoins(Runnable afterJoins) {
+		this.afterJoins = afterJoins;
+	}
+
+	private void queueJoins() {
+		if (!this.joins.isEmpty() && this.joinsQueued.compareAndSet(false, true) && !executeStoreTask(this::runJoins)) {
+			this.joinsQueued.set(false); // closing
+		}
+	}
+
+	private void runJoins() {
+		long until = nanoTime() + this.timing.retryPeriod().toNanos() / 4;
+		this.runningJoins.set(true);
+		try {
+			while (!this.closing && nanoTime() - until < 0) {
+				Runnable join = this.joins.poll();
+				if (join == null) {
+					break;
+				}
+				join.run();
+			}
+		}
+		finally {
+			this.runningJoins.set(false);
+			this.joinsQueued.set(false);
+			try {
+				this.afterJoins.run();
+			}
+			finally {
+				queueJoins();
+			}
+		}
 	}
 
 	private boolean executeStoreTask(Runnable task, boolean first) {

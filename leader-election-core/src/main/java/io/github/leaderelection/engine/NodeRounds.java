@@ -86,6 +86,7 @@ final class NodeRounds implements GroupSteps.Rounds {
 		this.store = runtime.store();
 		this.timing = runtime.timing();
 		this.electors = electors;
+		runtime.afterJoins(this::lookAtThoseAsking);
 	}
 
 	/** Starts the rounds, the first within one retry period. */
@@ -226,7 +227,18 @@ final class NodeRounds implements GroupSteps.Rounds {
 	@Override
 	public void lookSoon(GroupElector elector) {
 		this.toLook.add(elector);
-		if (this.lookDue.compareAndSet(false, true) && !this.runtime.executeStoreTask(this::lookRound)) {
+		if (!this.runtime.isRunningJoins()) {
+			lookAtThoseAsking();
+		}
+	}
+
+	/**
+	 * Looks at the followers that asked, in a round of its own unless one is due; after a
+	 * task of joins, at those its joins asked for.
+	 */
+	private void lookAtThoseAsking() {
+		if (!this.toLook.isEmpty() && this.lookDue.compareAndSet(false, true)
+				&& !this.runtime.executeStoreTask(this::lookRound)) {
 			this.lookDue.set(false); // closing
 		}
 	}

@@ -107,6 +107,18 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 		});
 	}
 
+	/**
+	 * Counted so that the steady state of the scale benchmark begins once the joins of a
+	 * start are over: on ZooKeeper each costs requests.
+	 */
+	@Override
+	public void join(String group, String candidateId, Duration timeout) {
+		count("join", () -> {
+			super.join(group, candidateId, timeout);
+			return null;
+		});
+	}
+
 	@Override
 	public void release(Lease lease, Duration timeout) {
 		count("release", () -> {

@@ -64,7 +64,7 @@ final class Acquisitions {
 	 * The most groups in one request: a batch takes its members' locks by recursion, four
 	 * a stack frame (see {@link QueueMember#locked}).
 	 */
-	private static final int MAX_BATCH = 4000;
+	private static final int MAX_BATCH = 1000;
 
 	/**
 	 * The order in which a batch takes its members' locks, the one renewals take them in,

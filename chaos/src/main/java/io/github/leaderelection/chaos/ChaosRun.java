@@ -654,7 +654,9 @@ final class ChaosRun {
 		}
 		FencedTable.create(this.fenceDatabase.jdbcUrl(), this.fenceDatabase.jdbcUser(), this.settings.groupNames());
 		if (this.settings.faultTypes().contains(FaultType.LOSE_STORE_DATA)) {
-			this.lostData = new LostStoreData(StoreData.of(this.settings.backend(), this.store), this.random);
+			// The default build's short runs leave the restore out: see docs/safety.md.
+			this.lostData = new LostStoreData(StoreData.of(this.settings.backend(), this.store), this.random,
+					LostStoreData.Variant.parse(System.getProperty("chaos.lost-data-variants", "")));
 		}
 	}
 

@@ -1,5 +1,7 @@
 package io.github.leaderelection.chaos;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -50,6 +52,25 @@ final class LostStoreData implements AutoCloseable {
 			this.id = id;
 		}
 
+		/**
+		 * The variants named in a comma-separated list, every one for an empty list.
+		 * @throws IllegalArgumentException for a name that is not a variant's
+		 */
+		static List<Variant> parse(String names) {
+			if (names.isBlank()) {
+				return List.of(values());
+			}
+			List<Variant> variants = new ArrayList<>();
+			for (String name : names.split(",")) {
+				variants.add(Arrays.stream(values())
+					.filter((variant) -> variant.id.equals(name.trim()))
+					.findFirst()
+					.orElseThrow(() -> new IllegalArgumentException("Unknown lost-data variant '" + name.trim()
+							+ "'; known: " + Arrays.stream(values()).map((variant) -> variant.id).toList())));
+			}
+			return List.copyOf(variants);
+		}
+
 	}
 
 	/** What the fault did, between two instants of {@link EventLog#now()}. */
@@ -60,13 +81,19 @@ final class LostStoreData implements AutoCloseable {
 
 	private final Random random;
 
+	private final List<Variant> variants;
+
 	private StoreData.Copy copy;
 
 	private long copiedAt;
 
-	LostStoreData(StoreData data, Random random) {
+	/**
+	 * @param variants the ways the data may be lost, drawn in turn by the run's random
+	 */
+	LostStoreData(StoreData data, Random random, List<Variant> variants) {
 		this.data = data;
 		this.random = random;
+		this.variants = List.copyOf(variants);
 	}
 
 	/**
@@ -91,7 +118,7 @@ final class LostStoreData implements AutoCloseable {
 	 * nothing changed until it was written back.
 	 */
 	Outcome inject(List<String> groups) throws Exception {
-		Variant variant = Variant.values()[this.random.nextInt(Variant.values().length)];
+		Variant variant = this.variants.get(this.random.nextInt(this.variants.size()));
 		// Drawn whatever the variant, so that one seed makes the same later choices.
 		String group = groups.get(this.random.nextInt(groups.size()));
 		boolean flip = this.random.nextBoolean();

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -65,13 +64,6 @@ final class Acquisitions {
 	 * a stack frame (see {@link QueueMember#locked}).
 	 */
 	private static final int MAX_BATCH = 1000;
-
-	/**
-	 * The order in which a batch takes its members' locks, the one renewals take them in,
-	 * so that batches never deadlock.
-	 */
-	private static final Comparator<QueueMember> LOCK_ORDER = Comparator.comparing((QueueMember member) -> member.group)
-		.thenComparing((member) -> member.candidateId);
 
 	private final CuratorCalls zookeeper;
 
@@ -143,7 +135,7 @@ final class Acquisitions {
 		List<QueueMember> batch = new ArrayList<>();
 		int bytes = 0;
 		int budget = members.isEmpty() ? 0 : this.zookeeper.batchBytes();
-		List<QueueMember> ordered = members.stream().sorted(LOCK_ORDER).toList();
+		List<QueueMember> ordered = members.stream().sorted(QueueMember.LOCK_ORDER).toList();
 		for (int i = 0; i <= ordered.size(); i++) {
 			QueueMember member = (i < ordered.size()) ? ordered.get(i) : null;
 			int size = (member != null) ? bytes(member) : 0;

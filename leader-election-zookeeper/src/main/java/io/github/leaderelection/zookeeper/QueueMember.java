@@ -1,5 +1,6 @@
 package io.github.leaderelection.zookeeper;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
@@ -80,6 +81,13 @@ final class QueueMember {
 	boolean isActive() {
 		return this.quietMillis == 0 || System.nanoTime() - this.activeFromNanos >= 0;
 	}
+
+	/**
+	 * The one order in which batches (renewals and acquisitions alike) take their
+	 * members' locks, so that two batches never deadlock.
+	 */
+	static final Comparator<QueueMember> LOCK_ORDER = Comparator.comparing((QueueMember member) -> member.group)
+		.thenComparing((member) -> member.candidateId);
 
 	/**
 	 * Runs the work holding the locks of the members, taken in the order given: held

@@ -2,7 +2,6 @@ package io.github.leaderelection.zookeeper;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,13 +44,6 @@ final class Renewals {
 	 */
 	private static final int MAX_BATCH = 4000;
 
-	/**
-	 * The order in which a batch takes its members' locks, so that batches never
-	 * deadlock.
-	 */
-	private static final Comparator<QueueMember> LOCK_ORDER = Comparator.comparing((QueueMember member) -> member.group)
-		.thenComparing((member) -> member.candidateId);
-
 	private final CuratorCalls zookeeper;
 
 	private final GroupPaths paths;
@@ -74,7 +66,7 @@ final class Renewals {
 		List<QueueMember> batch = new ArrayList<>();
 		int bytes = 0;
 		int budget = leases.isEmpty() ? 0 : this.zookeeper.batchBytes();
-		for (QueueMember member : leases.keySet().stream().sorted(LOCK_ORDER).toList()) {
+		for (QueueMember member : leases.keySet().stream().sorted(QueueMember.LOCK_ORDER).toList()) {
 			int size = bytes(member);
 			if (!batch.isEmpty() && (batch.size() == MAX_BATCH || bytes + size > budget)) {
 				renewed.putAll(renewLocked(batch, leases, leaseDuration, deadline));

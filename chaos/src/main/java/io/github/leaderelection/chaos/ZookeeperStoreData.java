@@ -17,9 +17,9 @@ import org.apache.zookeeper.data.Stat;
 /**
  * The election's nodes in ZooKeeper, under the nodes' base path {@value #BASE}: a node
  * per group whose data is the last grant (lines: format version, term, lease and quiet
- * milliseconds, queue node, holder; see {@code Grant} in the ZooKeeper store), with the
- * candidates' ephemeral queue nodes below it, and the live candidates under
- * {@code .candidates}.
+ * milliseconds, queue node, holder's session, holder; see {@code Grant} in the ZooKeeper
+ * store), with the candidates' ephemeral queue nodes below it, the live candidates under
+ * {@code .candidates}, and an ephemeral {@code .session-<id>} node per store session.
  */
 final class ZookeeperStoreData implements StoreData {
 

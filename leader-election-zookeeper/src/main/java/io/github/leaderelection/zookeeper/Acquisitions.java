@@ -73,6 +73,8 @@ final class Acquisitions {
 
 	private final SeenTerms seenTerms;
 
+	private final SessionMarks marks;
+
 	/** How many times the connection was SUSPENDED or LOST so far. */
 	private final LongSupplier suspensions;
 
@@ -88,12 +90,13 @@ final class Acquisitions {
 	 */
 	private final Map<String, String> orphans = new ConcurrentHashMap<>();
 
-	Acquisitions(CuratorCalls zookeeper, GroupPaths paths, GroupReads reads, SeenTerms seenTerms,
+	Acquisitions(CuratorCalls zookeeper, GroupPaths paths, GroupReads reads, SeenTerms seenTerms, SessionMarks marks,
 			LongSupplier suspensions, BiConsumer<QueueMember, GroupView> armWatch, Consumer<String> notifyGroup) {
 		this.zookeeper = zookeeper;
 		this.paths = paths;
 		this.reads = reads;
 		this.seenTerms = seenTerms;
+		this.marks = marks;
 		this.suspensions = suspensions;
 		this.armWatch = armWatch;
 		this.notifyGroup = notifyGroup;
@@ -102,25 +105,34 @@ final class Acquisitions {
 	/**
 	 * The grant a member makes on a group it may take: the next term, and how long it
 	 * waits before it acts.
+	 * @param session the session that owns the member's node
+	 * @param holderMayBelieve whether the previous holder's node went while its session
+	 * lives on (see {@link SessionMarks})
 	 * @param lost whether the group's record shows that ZooKeeper lost what this store
 	 * saw (see {@link SeenTerms})
 	 */
-	static Plan plan(QueueMember member, String node, GroupView view, Duration leaseDuration, SeenTerms seenTerms) {
+	static Plan plan(QueueMember member, String node, long session, GroupView view, boolean holderMayBelieve,
+			Duration leaseDuration, SeenTerms seenTerms) {
 		Grant last = view.grant();
 		Long storedTerm = (last.term() == 0) ? null : last.term();
 		boolean lost = seenTerms.isLost(member.group, storedTerm, last.holder());
 		// After a forced change the previous holder may believe for its lease duration
-		// still. So may the holder of a group whose grants ZooKeeper lost.
+		// still. So may the holder of a group whose grants ZooKeeper lost, and one whose
+		// node was deleted by hand (SessionMarks).
 		long quietMillis = lost
 				? seenTerms.lostWait(member.group, Duration.ofMillis(last.quietMillis()), leaseDuration).toMillis()
 				: last.quietMillis();
+		if (holderMayBelieve) {
+			quietMillis = Math.max(quietMillis, last.leaseMillis());
+		}
 		// ZooKeeper tells no time but a node's: the floor of a grant, lost record or
 		// not, is the group node's last write by ZooKeeper's clock (see GroupView).
 		long term = lost ? Math.max(view.nextTerm(), seenTerms.nextTerm(member.group, storedTerm, view.serverMicros()))
 				: view.nextTerm();
 		// The wait stays in the group node until this holder's renewals see it over, so
 		// that a release before then passes it on to the next holder.
-		return new Plan(new Grant(term, member.candidateId, node, leaseDuration.toMillis(), quietMillis), lost);
+		return new Plan(new Grant(term, member.candidateId, node, session, leaseDuration.toMillis(), quietMillis),
+				lost);
 	}
 
 	/**
@@ -177,14 +189,14 @@ final class Acquisitions {
 			// A member that left while this call was under way takes no place.
 			List<QueueMember> competing = batch.stream().filter((member) -> !member.left).toList();
 			long suspensionsBefore = this.suspensions.getAsLong();
-			long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
+			long session = this.marks.mark(deadline);
 			Map<QueueMember, GroupReads.Read> read = read(competing, deadline);
 			createMissingGroups(competing, read, deadline);
 			Set<QueueMember> queuedNow = enqueueMissing(competing, read, deadline);
 			if (!queuedNow.isEmpty()) {
 				read.putAll(read(List.copyOf(queuedNow), deadline));
 			}
-			List<Attempt> attempts = judge(competing, read, queuedNow, leaseDuration, session);
+			List<Attempt> attempts = judge(competing, read, queuedNow, leaseDuration, session, deadline);
 			Map<String, Lease> taken = new LinkedHashMap<>();
 			for (Attempt committed : commit(attempts, queuedNow, leaseDuration, session, deadline)) {
 				taken.put(committed.member().group, granted(committed, session, suspensionsBefore, leaseDuration));
@@ -340,8 +352,9 @@ final class Acquisitions {
 	 * others are not taken, and watch the node ahead of theirs.
 	 */
 	private List<Attempt> judge(List<QueueMember> members, Map<QueueMember, GroupReads.Read> read,
-			Set<QueueMember> queuedNow, Duration leaseDuration, long session) {
+			Set<QueueMember> queuedNow, Duration leaseDuration, long session, long deadline) throws Exception {
 		List<Attempt> attempts = new ArrayList<>();
+		Map<Long, Boolean> marked = new HashMap<>();
 		for (QueueMember member : members) {
 			GroupReads.Read groupRead = read.get(member);
 			GroupView view = groupRead.view();
@@ -364,7 +377,9 @@ final class Acquisitions {
 				member.term = 0;
 				continue;
 			}
-			attempts.add(new Attempt(member, view, plan(member, node, view, leaseDuration, this.seenTerms)));
+			boolean holderMayBelieve = this.marks.holderMayBelieve(view, member.candidateId, session, marked, deadline);
+			attempts.add(new Attempt(member, view,
+					plan(member, node, session, view, holderMayBelieve, leaseDuration, this.seenTerms)));
 		}
 		return attempts;
 	}
@@ -422,7 +437,7 @@ final class Acquisitions {
 				.map(Attempt::member)
 				.toList();
 			if (!unjudged.isEmpty()) {
-				next.addAll(judge(unjudged, read(unjudged, deadline), queuedNow, leaseDuration, session));
+				next.addAll(judge(unjudged, read(unjudged, deadline), queuedNow, leaseDuration, session, deadline));
 			}
 			pending = next;
 		}

@@ -219,9 +219,11 @@ final class Renewals {
 		CuratorOp operation(CuratorCalls zookeeper, GroupPaths paths) throws Exception {
 			String group = paths.group(this.member.group);
 			return changed()
-					? zookeeper.setData(group, this.version, new Grant(this.member.term, this.member.candidateId,
-							this.node, this.leaseMillis, this.quietMillis)
-						.bytes())
+					? zookeeper
+						.setData(group, this.version,
+								new Grant(this.member.term, this.member.candidateId, this.node, this.member.session,
+										this.leaseMillis, this.quietMillis)
+									.bytes())
 					: zookeeper.check(group, this.version);
 		}
 

@@ -142,6 +142,8 @@ public class ZookeeperLeaseStore
 
 	private final LiveCandidates candidates;
 
+	private final SessionMarks marks;
+
 	/** This store's candidates, by group and candidate id. */
 	private final Map<String, Map<String, QueueMember>> members = new ConcurrentHashMap<>();
 
@@ -188,7 +190,8 @@ public class ZookeeperLeaseStore
 		this.renewals = new Renewals(this.zookeeper, this.paths);
 		this.runs = new RunNodes(this.zookeeper, this.paths);
 		this.reads = new GroupReads(this.zookeeper, this.paths);
-		this.acquisitions = new Acquisitions(this.zookeeper, this.paths, this.reads, this.seenTerms,
+		this.marks = new SessionMarks(this.zookeeper, this.paths);
+		this.acquisitions = new Acquisitions(this.zookeeper, this.paths, this.reads, this.seenTerms, this.marks,
 				this.suspensions::get, this::armWatch, this.watchers::notifyGroup);
 		this.candidates = new LiveCandidates(this.zookeeper, this.paths);
 		this.watched = new WatchedGroups(client, this.basePath, this.reads);
@@ -287,6 +290,7 @@ public class ZookeeperLeaseStore
 	}
 
 	private Optional<Lease> acquire(QueueMember member, Duration leaseDuration, long deadline) throws Exception {
+		long session = this.marks.mark(deadline);
 		GroupView view = view(member.group, deadline);
 		boolean joined = false;
 		if (view == null || !view.isQueued(member.node)) {
@@ -309,13 +313,14 @@ public class ZookeeperLeaseStore
 		long suspensionsBefore = this.suspensions.get();
 		// CURATOR-696: after a new session, never grant on a node that this session does
 		// not own.
-		long session = this.zookeeper.client().getZookeeperClient().getZooKeeper().getSessionId();
 		CuratorEvent exists = this.zookeeper.exists(this.paths.node(member.group, node), deadline);
 		if (exists.getStat() == null || exists.getStat().getEphemeralOwner() != session) {
 			member.node = null;
 			return Optional.empty();
 		}
-		Acquisitions.Plan plan = Acquisitions.plan(member, node, view, leaseDuration, this.seenTerms);
+		Acquisitions.Plan plan = Acquisitions.plan(member, node, session, view,
+				this.marks.holderMayBelieve(view, member.candidateId, session, deadline), leaseDuration,
+				this.seenTerms);
 		Grant grant = plan.grant();
 		CuratorEvent result = this.zookeeper.transaction(deadline,
 				this.zookeeper.check(this.paths.node(member.group, node)),
@@ -391,6 +396,9 @@ public class ZookeeperLeaseStore
 				held.putIfAbsent(member, lease);
 			}
 		}
+		if (!held.isEmpty()) {
+			keepMarked(deadline);
+		}
 		Map<String, Lease> renewed = this.renewals.renew(held, leaseDuration, deadline);
 		Map<String, Lease> inOrder = new LinkedHashMap<>();
 		leases.stream()
@@ -398,6 +406,20 @@ public class ZookeeperLeaseStore
 			.filter(renewed::containsKey)
 			.forEach((group) -> inOrder.put(group, renewed.get(group)));
 		return inOrder;
+	}
+
+	/**
+	 * Creates this session's mark again if it was deleted by hand (see
+	 * {@link SessionMarks}). A renewal does not depend on it: the mark matters only if
+	 * the holder's node is deleted by hand too.
+	 */
+	private void keepMarked(long deadline) {
+		try {
+			this.marks.mark(deadline);
+		}
+		catch (Exception ex) {
+			logger.debug("Could not mark this store's session; the renewal goes on", ex);
+		}
 	}
 
 	/**
@@ -505,7 +527,7 @@ public class ZookeeperLeaseStore
 		long quietMillis = (ours && member.isActive()) ? 0 : last.quietMillis();
 		List<CuratorOp> operations = new ArrayList<>();
 		operations.add(this.zookeeper.setData(this.paths.group(lease.group()), view.version(),
-				new Grant(last.term(), null, null, last.leaseMillis(), quietMillis).bytes()));
+				Grant.none(last.term(), last.leaseMillis(), quietMillis).bytes()));
 		if (view.hasLiveHolder()) {
 			operations.add(this.zookeeper.delete(this.paths.node(lease.group(), Objects.requireNonNull(last.node()))));
 		}
@@ -529,7 +551,7 @@ public class ZookeeperLeaseStore
 	private boolean releaseHeld(QueueMember member, Lease lease, long deadline) throws Exception {
 		String node = Objects.requireNonNull(member.node);
 		long quietMillis = member.isActive() ? 0 : member.quietMillis;
-		Grant released = new Grant(member.term, null, null, member.leaseMillis, quietMillis);
+		Grant released = Grant.none(member.term, member.leaseMillis, quietMillis);
 		CuratorEvent result = this.zookeeper.transaction(deadline,
 				this.zookeeper.setData(this.paths.group(member.group), version(lease), released.bytes()),
 				this.zookeeper.delete(this.paths.node(member.group, node)));
@@ -614,7 +636,9 @@ public class ZookeeperLeaseStore
 				if (candidateId.equals(view.grant().holder()) && target.equals(view.grant().node())) {
 					return null;
 				}
-				Grant forced = new Grant(view.nextTerm(), candidateId, target, view.grant().leaseMillis(),
+				CuratorEvent targetNode = this.zookeeper.exists(this.paths.node(group, target), deadline);
+				long session = (targetNode.getStat() != null) ? targetNode.getStat().getEphemeralOwner() : 0;
+				Grant forced = new Grant(view.nextTerm(), candidateId, target, session, view.grant().leaseMillis(),
 						view.quietAfterChange());
 				List<CuratorOp> operations = new ArrayList<>();
 				operations.add(this.zookeeper.setData(this.paths.group(group), view.version(), forced.bytes()));
@@ -647,7 +671,7 @@ public class ZookeeperLeaseStore
 					return null;
 				}
 				Grant last = view.grant();
-				Grant cleared = new Grant(last.term(), null, null, last.leaseMillis(), view.quietAfterChange());
+				Grant cleared = Grant.none(last.term(), last.leaseMillis(), view.quietAfterChange());
 				List<CuratorOp> operations = new ArrayList<>();
 				operations.add(this.zookeeper.setData(this.paths.group(group), view.version(), cleared.bytes()));
 				if (view.hasLiveHolder()) {
@@ -707,6 +731,8 @@ public class ZookeeperLeaseStore
 			.compute(candidateId, (key, existing) -> (existing == null || existing.left)
 					? new QueueMember(group, candidateId, true) : existing.join());
 		execute("join the election of", group, timeout, (deadline) -> {
+			// Marked now, once a session, rather than at the first grant, which counts.
+			this.marks.mark(deadline);
 			// Held across the calls: a member's place changes in one piece (QueueMember).
 			synchronized (member) {
 				GroupView view = view(group, deadline);

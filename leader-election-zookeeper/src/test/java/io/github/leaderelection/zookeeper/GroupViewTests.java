@@ -25,7 +25,7 @@ class GroupViewTests {
 	}
 
 	private static GroupView view(long term, long createdMillis, long modifiedMillis) {
-		return new GroupView(new Grant(term, null, null, 1000, 0), 1, createdMillis, modifiedMillis, List.of());
+		return new GroupView(Grant.none(term, 1000, 0), 1, createdMillis, modifiedMillis, List.of());
 	}
 
 }

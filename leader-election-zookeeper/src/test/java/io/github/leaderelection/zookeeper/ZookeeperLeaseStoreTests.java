@@ -517,13 +517,15 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 
 	/**
 	 * A join costs a read of the group, the create of the candidate's node and the watch
-	 * on the node ahead of it; the candidate is told when that node goes.
+	 * on the node ahead of it; the candidate is told when that node goes. The first join
+	 * of a session also marks the session (see {@link SessionMarks}).
 	 */
 	@Test
 	void joinsWithThreeRequestsAndWatchesTheNodeAhead() throws Exception {
 		RequestCountingProxy proxy = countingProxy();
 		ZookeeperLeaseStore store = store(client(proxy.connectString()));
 		ZookeeperLeaseStore other = store(client(server.getConnectString()));
+		store.join(newGroup(), "a", TIMEOUT); // the session's first join, which marks it
 		String group = newGroup();
 		Lease held = other.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
 		AtomicInteger changes = new AtomicInteger();

@@ -3,8 +3,11 @@ package io.github.leaderelection.zookeeper;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.LeaseStore;
 import io.github.leaderelection.test.store.LostStoreDataContractTests;
 import io.github.leaderelection.testing.ZookeeperTesting;
@@ -16,6 +19,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A lost group node in ZooKeeper: nodes deleted, older data set back and terms lowered
@@ -88,14 +95,69 @@ class ZookeeperLostStoreDataTests extends LostStoreDataContractTests {
 	@Override
 	protected void setTerm(String group, long term) {
 		Grant grant = Grant.parse((byte[]) copy(group));
-		Grant lowered = new Grant(term, grant.holder(), grant.node(), grant.leaseMillis(), grant.quietMillis());
+		Grant lowered = new Grant(term, grant.holder(), grant.node(), grant.session(), grant.leaseMillis(),
+				grant.quietMillis());
 		restore(group, lowered.bytes());
 	}
 
 	@Override
 	protected void setHolder(String group, String holder) {
 		Grant grant = Grant.parse((byte[]) copy(group));
-		restore(group, new Grant(grant.term(), holder, grant.node(), grant.leaseMillis(), grant.quietMillis()).bytes());
+		restore(group,
+				new Grant(grant.term(), holder, grant.node(), grant.session(), grant.leaseMillis(), grant.quietMillis())
+					.bytes());
+	}
+
+	@Test
+	void holdersNodeDeletedByHandIsTakenOnlyAfterOneLease() {
+		LeaseStore holder = createStore();
+		ZookeeperLeaseStore next = (ZookeeperLeaseStore) createStore();
+		String group = "by-hand-" + UUID.randomUUID();
+		Lease held = holder.tryAcquire(group, "a", LEASE, TIMEOUT).orElseThrow();
+		next.join(group, "b", TIMEOUT);
+		deleteHoldersNode(group);
+		Lease taken = next.tryAcquire(group, "b", LEASE, TIMEOUT).orElseThrow();
+		assertThat(taken.term()).isGreaterThan(held.term());
+		assertThat(taken.activeIn()).isEqualTo(LEASE);
+		assertThat(holder.renew(held, LEASE, TIMEOUT)).isEmpty();
+	}
+
+	@Test
+	void holdersNodeGoneWithItsSessionIsTakenAtOnce() throws Exception {
+		CuratorFramework holderClient = ZookeeperTesting.startedClient(server.getConnectString(), SESSION_TIMEOUT);
+		this.clients.add(holderClient);
+		LeaseStore holder = new ZookeeperLeaseStore(holderClient, "/lost", false);
+		ZookeeperLeaseStore next = (ZookeeperLeaseStore) createStore();
+		String group = "session-ended-" + UUID.randomUUID();
+		Lease held = holder.tryAcquire(group, "a", LEASE, TIMEOUT).orElseThrow();
+		next.join(group, "b", TIMEOUT);
+		holderClient.close(); // ends the session: ZooKeeper deletes its nodes at once
+		Lease taken = next.tryAcquire(group, "b", LEASE, TIMEOUT).orElseThrow();
+		assertThat(taken.term()).isGreaterThan(held.term());
+		assertThat(taken.activeIn()).isZero();
+	}
+
+	@Test
+	void sessionMarkDeletedByHandIsMadeAgainByTheNextRenewal() throws Exception {
+		LeaseStore holder = createStore();
+		ZookeeperLeaseStore next = (ZookeeperLeaseStore) createStore();
+		String group = "mark-" + UUID.randomUUID();
+		Lease held = holder.tryAcquire(group, "a", LEASE, TIMEOUT).orElseThrow();
+		String mark = PATHS.base() + "/" + SessionMarks.PREFIX
+				+ Long.toHexString(Grant.parse((byte[]) copy(group)).session());
+		admin.delete().forPath(mark);
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			holder.renew(held, LEASE, TIMEOUT).orElseThrow();
+			return admin.checkExists().forPath(mark) != null;
+		});
+		next.join(group, "b", TIMEOUT);
+		deleteHoldersNode(group);
+		assertThat(next.tryAcquire(group, "b", LEASE, TIMEOUT).orElseThrow().activeIn()).isEqualTo(LEASE);
+	}
+
+	private void deleteHoldersNode(String group) {
+		String node = Objects.requireNonNull(Grant.parse((byte[]) copy(group)).node());
+		run(() -> admin.delete().forPath(PATHS.node(group, node)));
 	}
 
 	private static <T> T run(Call<T> call) {

@@ -172,14 +172,19 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 	}
 
 	static List<ElectionTiming> mixedTimings(int nodes) {
+		return mixedTimings(nodes, TIMING);
+	}
+
+	/** The base timing scaled for each node, as {@link #mixedTimings(int)} scales it. */
+	static List<ElectionTiming> mixedTimings(int nodes, ElectionTiming base) {
 		return IntStream.range(0, nodes)
-			.mapToObj((node) -> scaled(TIMING_FACTORS[node % TIMING_FACTORS.length]))
+			.mapToObj((node) -> scaled(base, TIMING_FACTORS[node % TIMING_FACTORS.length]))
 			.toList();
 	}
 
-	private static ElectionTiming scaled(double factor) {
-		return new ElectionTiming(scaled(TIMING.leaseDuration(), factor), scaled(TIMING.renewDeadline(), factor),
-				scaled(TIMING.retryPeriod(), factor));
+	private static ElectionTiming scaled(ElectionTiming base, double factor) {
+		return new ElectionTiming(scaled(base.leaseDuration(), factor), scaled(base.renewDeadline(), factor),
+				scaled(base.retryPeriod(), factor));
 	}
 
 	private static Duration scaled(Duration duration, double factor) {

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import io.github.leaderelection.ElectionTiming;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +38,13 @@ class ConfiguredChaosRun {
 		boolean balance = ChaosTests.balance(false);
 		if (groups != 1 || balance) {
 			settings = settings.withGroups(groups, balance);
+		}
+		String timing = System.getProperty("chaos.timing", "");
+		if (!timing.isBlank()) {
+			// lease/renew deadline/retry in milliseconds, scaled for each node as usual
+			long[] millis = Arrays.stream(timing.split("/")).mapToLong(Long::parseLong).toArray();
+			settings = settings.withTimings(ChaosSettings.mixedTimings(settings.nodes(), new ElectionTiming(
+					Duration.ofMillis(millis[0]), Duration.ofMillis(millis[1]), Duration.ofMillis(millis[2]))));
 		}
 		String types = System.getProperty("chaos.fault-types", "");
 		if (!types.isBlank()) {

@@ -2,6 +2,7 @@ package io.github.leaderelection.engine;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.leaderelection.LeaderElection;
 import io.github.leaderelection.memory.InMemoryLeaseStore;
@@ -66,6 +67,12 @@ class WatchBeforeLeadingTests {
 			LeaderElection first = engines.candidate("first", this.store).election();
 			this.time.advanceUntil(first::isLeader, STEP, Duration.ofSeconds(30));
 			this.time.advance(Duration.ofSeconds(1));
+			// Right after a renewal, so that the holder finds the loss only a retry
+			// period
+			// later, after the newcomer's first look, whatever their phases.
+			int renewals = this.store.renewals();
+			this.time.advanceUntil(() -> this.store.renewals() > renewals, Duration.ofMillis(1),
+					Duration.ofSeconds(30));
 			this.store.wipe();
 			LeaderElectionEngine newcomer = LeaderElectionEngine.builder(this.store)
 				.candidateId("newcomer")
@@ -95,9 +102,15 @@ class WatchBeforeLeadingTests {
 
 		private volatile InMemoryLeaseStore data;
 
+		private final AtomicInteger renewals = new AtomicInteger();
+
 		WipeableStore(VirtualElectionScheduler time) {
 			this.time = time;
 			this.data = new InMemoryLeaseStore(time::nanoTime);
+		}
+
+		int renewals() {
+			return this.renewals.get();
 		}
 
 		void wipe() {
@@ -116,7 +129,9 @@ class WatchBeforeLeadingTests {
 
 		@Override
 		public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
-			return this.data.renew(lease, leaseDuration, timeout);
+			Optional<Lease> renewed = this.data.renew(lease, leaseDuration, timeout);
+			renewed.ifPresent((done) -> this.renewals.incrementAndGet());
+			return renewed;
 		}
 
 		@Override

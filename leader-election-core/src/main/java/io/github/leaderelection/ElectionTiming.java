@@ -32,8 +32,11 @@ public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Dur
 	 */
 	public static final Duration MINIMUM_RETRY_PERIOD = Duration.ofMillis(100);
 
-	/** 15s / 10s / 2s, the defaults of client-go. */
-	public static final ElectionTiming DEFAULTS = new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10),
+	/**
+	 * 15s / 7s / 2s: client-go's lease and retry period, with a renew deadline short
+	 * enough that the lease lasts at least two of them (see {@link #survivesRestores()}).
+	 */
+	public static final ElectionTiming DEFAULTS = new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(7),
 			Duration.ofSeconds(2));
 
 	public ElectionTiming {
@@ -65,6 +68,28 @@ public record ElectionTiming(Duration leaseDuration, Duration renewDeadline, Dur
 		if (duration.isNegative() || duration.isZero()) {
 			throw new IllegalArgumentException(name + " must be positive but is " + duration);
 		}
+	}
+
+	/**
+	 * Whether the lease lasts at least two renew deadlines, which keeps one believer when
+	 * the store goes back to an older copy of its data in the holder's own term (a
+	 * restore, a replica that missed writes). The copy holds a renewal whose lease the
+	 * next candidate may take once it runs out, while the holder believes from a later
+	 * renewal that the copy lacks: that renewal started within one renew deadline of the
+	 * copied one (or the holder had stopped believing), so the holder stops within two
+	 * renew deadlines of it, before the copied lease runs out.
+	 */
+	public boolean survivesRestores() {
+		return restoreOverlap().isZero();
+	}
+
+	/**
+	 * How long two instances may lead at once when the store goes back to an older copy
+	 * of its data in the holder's term: two renew deadlines less the lease, if positive.
+	 */
+	public Duration restoreOverlap() {
+		Duration overlap = this.renewDeadline.multipliedBy(2).minus(this.leaseDuration);
+		return overlap.isNegative() ? Duration.ZERO : overlap;
 	}
 
 	/**

@@ -10,9 +10,21 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class ElectionTimingTests {
 
 	@Test
-	void defaultsAreThoseOfClientGo() {
+	void defaultsAreClientGosLeaseAndRetryWithARenewDeadlineOfAtMostHalfTheLease() {
 		assertThat(ElectionTiming.DEFAULTS)
-			.isEqualTo(new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2)));
+			.isEqualTo(new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(7), Duration.ofSeconds(2)));
+		assertThat(ElectionTiming.DEFAULTS.survivesRestores()).isTrue();
+	}
+
+	@Test
+	void survivesRestoresOnlyWithALeaseOfAtLeastTwoRenewDeadlines() {
+		assertThat(new ElectionTiming(Duration.ofSeconds(14), Duration.ofSeconds(7), Duration.ofSeconds(2))
+			.survivesRestores()).isTrue();
+		ElectionTiming clientGo = new ElectionTiming(Duration.ofSeconds(15), Duration.ofSeconds(10),
+				Duration.ofSeconds(2));
+		assertThat(clientGo.survivesRestores()).isFalse();
+		assertThat(clientGo.restoreOverlap()).isEqualTo(Duration.ofSeconds(5));
+		assertThat(ElectionTiming.DEFAULTS.restoreOverlap()).isZero();
 	}
 
 	@Test

@@ -24,8 +24,11 @@ record Timing(long leaseMs, long renewMs, long retryMs) {
 	/** Short leases, so that 20 crash trials per contender fit in the run. */
 	static final Timing FAILOVER = new Timing(3000, 2000, 500);
 
-	/** The defaults of this starter (and of client-go). */
-	static final Timing DEFAULTS = new Timing(15000, 10000, 2000);
+	/**
+	 * The defaults of this starter: client-go's lease and retry period, a renew deadline
+	 * of 7 s.
+	 */
+	static final Timing DEFAULTS = new Timing(15000, 7000, 2000);
 
 	ElectionTiming election() {
 		return new ElectionTiming(Duration.ofMillis(this.leaseMs), Duration.ofMillis(this.renewMs),

@@ -179,7 +179,7 @@ public final class LeaderElectionAutoConfiguration {
 					"Update leader-election.lease-duration, leader-election.renew-deadline and "
 							+ "leader-election.retry-period so that lease-duration > renew-deadline > 1.2 x retry-period "
 							+ "and retry-period >= " + ElectionTiming.MINIMUM_RETRY_PERIOD.toMillis()
-							+ "ms (the defaults are 15s, 10s and 2s).",
+							+ "ms (the defaults are 15s, 7s and 2s).",
 					ex);
 		}
 	}

@@ -65,9 +65,11 @@ public class LeaderElectionProperties implements InitializingBean {
 
 	/**
 	 * How long a leader keeps leading after the start of its last successful renewal.
-	 * Must be greater than 1.2 times the retry period, and at most 1d.
+	 * Must be greater than 1.2 times the retry period, and at most 1d. At most half the
+	 * lease duration keeps one leader when the store goes back to an older copy of its
+	 * data; a longer one logs a WARN at startup.
 	 */
-	private Duration renewDeadline = Duration.ofSeconds(10);
+	private Duration renewDeadline = Duration.ofSeconds(7);
 
 	/**
 	 * Interval between a leader's renewals and between a follower's attempts to lead.

@@ -229,6 +229,12 @@ public final class LeaderElectionEngine implements LeaderElectionRegistry, AutoC
 							+ "renew deadline {}, retry period {})",
 					this.candidateId, this.store.backend(), this.electors.size(), this.timing.leaseDuration(),
 					this.timing.renewDeadline(), this.timing.retryPeriod());
+			if (!this.timing.survivesRestores()) {
+				logger.warn(
+						"The lease is shorter than two renew deadlines: should the store go back to an older "
+								+ "copy of its data, two instances may lead at once for up to {}",
+						this.timing.restoreOverlap());
+			}
 			this.electors.values().forEach(GroupElector::start);
 			this.rounds.start();
 		}

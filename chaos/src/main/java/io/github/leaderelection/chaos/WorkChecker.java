@@ -28,7 +28,8 @@ import io.github.leaderelection.chaos.Checker.Interval;
  * covering a tick that ran). Two runs whose claims are separated by a fault that loses
  * the store's data (see {@link #losesRunRecords}) are counted apart, as duplicates across
  * a data loss, and do not fail the run: the record that would have refused the second
- * claim was gone.
+ * claim was gone. So are those of a run claimed while such a fault was under way (a
+ * restore written node by node), whose record the fault may have overwritten.
  *
  * <h2>Lost ticks</h2>
  *
@@ -172,11 +173,16 @@ final class WorkChecker {
 			.sorted(Comparator.comparingLong((long[] loss) -> loss[0]))
 			.toList();
 		// Duplicates: the seconds covered more than once, within each span between two
-		// data losses, and in all.
+		// data losses, and in all. A run claimed while a loss was being written (a
+		// restore
+		// writes node by node) belongs to no span: the loss may have overwritten its
+		// record after it, or the record before it.
 		long withinEpochs = 0;
 		for (int epoch = 0; epoch <= losses.size(); epoch++) {
 			int current = epoch;
-			withinEpochs += extraCoverage(runs.stream().filter((claim) -> epoch(claim, losses) == current).toList());
+			withinEpochs += extraCoverage(runs.stream()
+				.filter((claim) -> epoch(claim, losses) == current && !duringLoss(claim, losses))
+				.toList());
 		}
 		long overall = extraCoverage(runs);
 		List<long[]> covered = union(runs);
@@ -317,6 +323,10 @@ final class WorkChecker {
 	/** How many data losses began before the claim. */
 	private static int epoch(Claim claim, List<long[]> losses) {
 		return (int) losses.stream().filter((loss) -> loss[0] < claim.start()).count();
+	}
+
+	private static boolean duringLoss(Claim claim, List<long[]> losses) {
+		return losses.stream().anyMatch((loss) -> loss[0] < claim.start() && claim.start() < loss[1]);
 	}
 
 	/** The seconds the claims cover beyond the first time. */

@@ -154,6 +154,23 @@ class WorkCheckerTests {
 	}
 
 	@Test
+	void aTickClaimedWhileALossIsWrittenAndRunAgainAfterItIsADuplicateAcrossTheLoss() throws IOException {
+		leads("a", 0, 10_000, 1);
+		runs("a", 1000, 10_000, 1);
+		// A restore written from 4500 to 5500 puts back the record of 3000: 5000, claimed
+		// at 5000, runs again after it.
+		fault("lose-store-data", 4500, 5500);
+		claimAt("a", 6500, 5000, 4000, 1, "catch-up", "run");
+		ChaosSummary summary = check();
+		assertThat(summary.work().duplicates()).isZero();
+		assertThat(summary.work().duplicatesAcrossDataLoss()).isPositive();
+		assertThat(summary.passed()).isTrue();
+		// The same run again without the loss is a duplicate.
+		this.harness.clear();
+		assertThat(check().work().duplicates()).isPositive();
+	}
+
+	@Test
 	void aLeaderWhoseClockIsBehindCannotLoseTicksItsClockHasNotReached() throws IOException {
 		leads("a", 0, 3000, 1);
 		runs("a", 1000, 3000, 1);

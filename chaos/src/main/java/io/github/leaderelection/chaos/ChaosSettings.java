@@ -133,10 +133,18 @@ record ChaosSettings(String name, Backend backend, long seed, Duration duration,
 				this.runRecords, this.output);
 	}
 
-	/** These settings with other timings. */
+	/**
+	 * These settings with other timings, and clock rates no slower than the margin of any
+	 * of them allows.
+	 */
 	ChaosSettings withTimings(List<ElectionTiming> other) {
+		double slowest = this.clockRates.slowest();
+		for (ElectionTiming timing : other) {
+			slowest = Math.max(slowest, ClockRates.withinMargin(timing).slowest());
+		}
+		ClockRates rates = new ClockRates(slowest, Math.max(slowest, this.clockRates.fastest()));
 		return new ChaosSettings(this.name, this.backend, this.seed, this.duration, this.faults, this.nodes, other,
-				this.faultTypes, this.belief, this.fencing, this.clockRates, this.groups, this.balance, this.runRecords,
+				this.faultTypes, this.belief, this.fencing, rates, this.groups, this.balance, this.runRecords,
 				this.output);
 	}
 

@@ -1,16 +1,18 @@
 package io.github.leaderelection.chaos;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.EnumSet;
 
+import io.github.leaderelection.ElectionTiming;
+
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * Which faults a run of each backend draws: a replicated store's failover only where the
@@ -45,6 +47,19 @@ class ChaosSettingsTests {
 			assertThat(ChaosSettings.safe(backend, 1, null, 1, OUTPUT).faultTypes())
 				.isEqualTo(EnumSet.complementOf(EnumSet.of(FaultType.FAILOVER_STORE)));
 		}
+	}
+
+	@Test
+	void otherTimingsKeepTheClockRatesWithinTheMarginOfEachOfThem() {
+		ChaosSettings settings = ChaosSettings.safe(Backend.REDIS, 1, null, 1, OUTPUT);
+		assertThat(settings.clockRates().slowest()).isEqualTo(0.8, within(1e-9));
+		ChaosSettings wide = settings.withTimings(ChaosSettings.mixedTimings(3,
+				new ElectionTiming(Duration.ofMillis(3200), Duration.ofMillis(1500), Duration.ofMillis(400))));
+		assertThat(wide.clockRates()).isEqualTo(settings.clockRates());
+		ChaosSettings narrow = settings.withTimings(ChaosSettings.mixedTimings(3,
+				new ElectionTiming(Duration.ofMillis(2000), Duration.ofMillis(1800), Duration.ofMillis(400))));
+		assertThat(narrow.clockRates().slowest()).isEqualTo(0.95, within(1e-9));
+		assertThat(narrow.clockRates().fastest()).isEqualTo(1.25);
 	}
 
 	@Test

@@ -731,7 +731,8 @@ public class ZookeeperLeaseStore
 			.compute(candidateId, (key, existing) -> (existing == null || existing.left)
 					? new QueueMember(group, candidateId, true) : existing.join());
 		execute("join the election of", group, timeout, (deadline) -> {
-			// Marked now, once a session, rather than at the first grant, which counts.
+			// The session's first join marks it (SessionMarks), so that its first grant,
+			// which is timed, costs no request more.
 			this.marks.mark(deadline);
 			// Held across the calls: a member's place changes in one piece (QueueMember).
 			synchronized (member) {

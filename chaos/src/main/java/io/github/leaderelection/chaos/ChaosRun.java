@@ -66,6 +66,12 @@ final class ChaosRun {
 
 	private static final Duration FIRST_LEADER_WAIT = Duration.ofSeconds(180);
 
+	/**
+	 * How long a restore waits for a moment in which no node has become leader of a group
+	 * for two retry periods, before it is skipped.
+	 */
+	private static final Duration RESTORE_QUIET_WAIT = Duration.ofSeconds(15);
+
 	private static final Duration READY_WAIT = Duration.ofMillis(2500);
 
 	/**
@@ -364,7 +370,12 @@ final class ChaosRun {
 			case LOSE_STORE_DATA -> {
 				LostStoreData.Outcome outcome;
 				try {
-					outcome = this.lostData.inject(this.settings.groupNames());
+					outcome = this.lostData.inject(this.settings.groupNames(),
+							() -> awaitNoNewLeader(Duration.ofMillis(2 * retry + 200), RESTORE_QUIET_WAIT));
+				}
+				catch (LostStoreData.NotSettledException ex) {
+					this.log.write("skipped", EventLog.now(), type, "no-settled-moment");
+					return false;
 				}
 				catch (Exception ex) {
 					logger.warn("Could not change the election's data", ex);
@@ -472,6 +483,31 @@ final class ChaosRun {
 			}
 			if (System.nanoTime() - deadline > 0) {
 				return Optional.empty();
+			}
+			sleep(20);
+		}
+	}
+
+	/**
+	 * Waits until no node has announced that it leads a group for the quiet time: by then
+	 * every running candidate has read the latest grant of every group, since each reads
+	 * every group once per retry period, jitter included, and the quiet time is two of
+	 * the longest.
+	 */
+	private boolean awaitNoNewLeader(Duration quiet, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (true) {
+			long now = System.nanoTime();
+			long latest = Stream.of(this.nodes)
+				.filter((node) -> node != null)
+				.mapToLong(NodeProcess::announcedLeaderAt)
+				.max()
+				.orElse(now);
+			if (now - latest >= quiet.toNanos()) {
+				return true;
+			}
+			if (now - deadline > 0) {
+				return false;
 			}
 			sleep(20);
 		}

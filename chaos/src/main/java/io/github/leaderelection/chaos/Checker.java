@@ -470,7 +470,7 @@ final class Checker {
 					.min()
 					.orElse(Long.MAX_VALUE);
 				this.handOvers.computeIfAbsent(group, (name) -> new ArrayList<>())
-					.add(new Liveness.Fault(Liveness.HAND_OVER, interval.end(), released, node.key, group));
+					.add(new Liveness.Fault(Liveness.HAND_OVER, interval.end(), released, node.key, group, "-"));
 			});
 		}
 
@@ -570,7 +570,7 @@ final class Checker {
 		private List<Liveness.Gap> leaderless(Map<String, List<long[]>> leading) {
 			List<Liveness.Fault> faults = this.run.faults.stream()
 				.map((fault) -> new Liveness.Fault(fault[0], Long.parseLong(fault[1]), Long.parseLong(fault[2]),
-						fault[3]))
+						fault[3], fault[4]))
 				.toList();
 			long origin = this.run.start;
 			List<Liveness.Gap> gaps = new ArrayList<>();

@@ -174,6 +174,16 @@ final class Liveness {
 		}
 
 		/**
+		 * From the start of a {@code lose-store-data} fault that restored an older copy:
+		 * the copy may bring back a lease that still runs by the store's clock, for up to
+		 * a lease duration, which the next holder waits for before it takes the record;
+		 * the record being older than a term it saw, it then waits as after any loss.
+		 */
+		long restoredData() {
+			return this.lease + lostData();
+		}
+
+		/**
 		 * From the return of the release of a hand-over, before the hold-back: the others
 		 * read the group within a retry period.
 		 */
@@ -211,10 +221,16 @@ final class Liveness {
 	 * @param group the group it concerns, or null for every group (a fault of the
 	 * harness)
 	 */
-	record Fault(String type, long start, long end, String target, String group) {
+	record Fault(String type, long start, long end, String target, String group, String detail) {
 
-		Fault(String type, long start, long end, String target) {
-			this(type, start, end, target, null);
+		Fault(String type, long start, long end, String target, String detail) {
+			this(type, start, end, target, null, detail);
+		}
+
+		/** A {@code lose-store-data} fault that wrote an older copy back. */
+		boolean isRestore() {
+			return FaultType.LOSE_STORE_DATA.id().equals(this.type) && this.detail != null
+					&& this.detail.startsWith(LostStoreData.Variant.RESTORE.id() + ":");
 		}
 
 		boolean isHandOver() {
@@ -347,7 +363,7 @@ final class Liveness {
 		long bound = switch (type) {
 			case KILL_LEADER, STOP_LEADER -> bounds.crash();
 			case RESTART_LEADER -> bounds.graceful();
-			case LOSE_STORE_DATA -> bounds.lostData();
+			case LOSE_STORE_DATA -> fault.isRestore() ? bounds.restoredData() : bounds.lostData();
 			default -> bounds.workingLink();
 		};
 		return saturatedAdd(clock, bound);

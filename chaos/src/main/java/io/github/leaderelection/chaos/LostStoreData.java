@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.BooleanSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +20,11 @@ import org.slf4j.LoggerFactory;
  * For the restore, the harness copies the election's data before every other fault (after
  * the run settled, while the store answers): the copy written back is the one taken
  * before the previous fault, so the terms that fault advanced go back with it. With no
- * earlier copy, it copies at the fault's start and waits a few seconds first.
+ * earlier copy, it copies at the fault's start and waits a few seconds first. It writes
+ * the copy back only once every candidate has read the latest grant of every group (the
+ * run's {@code settled} check): a candidate that has not read it when the copy lacks it
+ * cannot tell the copy from the truth, and may lead beside that grant's holder until its
+ * next renewal, the limit the README states.
  */
 final class LostStoreData implements AutoCloseable {
 
@@ -50,6 +55,11 @@ final class LostStoreData implements AutoCloseable {
 
 		Variant(String id) {
 			this.id = id;
+		}
+
+		/** The name the variant has on the command line and in the fault's detail. */
+		String id() {
+			return this.id;
 		}
 
 		/**
@@ -117,7 +127,7 @@ final class LostStoreData implements AutoCloseable {
 	 * start is the instant the change begins: a restore's copy was taken earlier, but
 	 * nothing changed until it was written back.
 	 */
-	Outcome inject(List<String> groups) throws Exception {
+	Outcome inject(List<String> groups, BooleanSupplier settled) throws Exception {
 		Variant variant = this.variants.get(this.random.nextInt(this.variants.size()));
 		// Drawn whatever the variant, so that one seed makes the same later choices.
 		String group = groups.get(this.random.nextInt(groups.size()));
@@ -130,6 +140,9 @@ final class LostStoreData implements AutoCloseable {
 				throw new IllegalStateException("No copy of the election's data to restore");
 			}
 			sleep(wait);
+		}
+		if (variant == Variant.RESTORE && !settled.getAsBoolean()) {
+			throw new NotSettledException();
 		}
 		this.data.connect();
 		long start = EventLog.now();
@@ -146,6 +159,15 @@ final class LostStoreData implements AutoCloseable {
 	@Override
 	public void close() throws Exception {
 		this.data.close();
+	}
+
+	/** A restore not written: the candidates went on taking leases. */
+	static final class NotSettledException extends Exception {
+
+		NotSettledException() {
+			super("No moment in which every candidate had read the latest grants");
+		}
+
 	}
 
 	private static void sleep(long millis) throws InterruptedException {

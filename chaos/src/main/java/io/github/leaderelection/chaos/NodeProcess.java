@@ -29,6 +29,9 @@ final class NodeProcess {
 	 */
 	private final Map<String, Long> announcedTerms = new ConcurrentHashMap<>();
 
+	/** {@link System#nanoTime()} when it last announced that it leads a group. */
+	private volatile long announcedLeaderAt = System.nanoTime();
+
 	private volatile boolean stopped;
 
 	private volatile boolean exitExpected;
@@ -70,6 +73,14 @@ final class NodeProcess {
 	Optional<Long> announcedTerm(String group) {
 		return (this.stopped || !this.jvm.isAlive()) ? Optional.empty()
 				: Optional.ofNullable(this.announcedTerms.get(group));
+	}
+
+	/**
+	 * {@link System#nanoTime()} when it last announced that it leads a group, or when it
+	 * started.
+	 */
+	long announcedLeaderAt() {
+		return this.announcedLeaderAt;
 	}
 
 	/** Whether it has started its election. */
@@ -133,6 +144,7 @@ final class NodeProcess {
 		}
 		else if (fields.length == 3 && fields[0].equals("leader")) {
 			this.announcedTerms.put(fields[2], Long.parseLong(fields[1]));
+			this.announcedLeaderAt = System.nanoTime();
 		}
 		else if (fields.length == 3 && fields[0].equals("follower")) {
 			this.announcedTerms.remove(fields[2], Long.parseLong(fields[1]));

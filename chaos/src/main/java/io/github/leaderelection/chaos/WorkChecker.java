@@ -253,13 +253,16 @@ final class WorkChecker {
 	}
 
 	/**
-	 * The leaderless bound of the run's timing and store, the longest of every fault's,
-	 * plus one retry period: a tick older than that was due while the group had, or had
-	 * to have, a leader.
+	 * The leaderless bound of the run's timing and store, the longest of every fault's it
+	 * drew, plus one retry period: a tick older than that was due while the group had, or
+	 * had to have, a leader.
 	 */
 	long boundNanos() {
 		Liveness.Bounds bounds = Liveness.Bounds.of(this.settings);
-		long leaderless = Math.max(Math.max(bounds.crash(), bounds.workingLink()), bounds.lostData());
+		boolean restored = this.run.faults.stream()
+			.anyMatch((fault) -> new Liveness.Fault(fault[0], 0, 0, fault[3], fault[4]).isRestore());
+		long leaderless = Math.max(Math.max(bounds.crash(), bounds.workingLink()),
+				restored ? bounds.restoredData() : bounds.lostData());
 		leaderless = Math.max(leaderless, bounds.sessionReconnect() + 2 * bounds.retry());
 		return leaderless + bounds.holdBack() + bounds.retry();
 	}

@@ -52,7 +52,7 @@ class ChaosSettingsTests {
 	@Test
 	void otherTimingsKeepTheClockRatesWithinTheMarginOfEachOfThem() {
 		ChaosSettings settings = ChaosSettings.safe(Backend.REDIS, 1, null, 1, OUTPUT);
-		assertThat(settings.clockRates().slowest()).isEqualTo(0.8, within(1e-9));
+		assertThat(settings.clockRates().slowest()).isEqualTo(0.525, within(1e-9));
 		ChaosSettings wide = settings.withTimings(ChaosSettings.mixedTimings(3,
 				new ElectionTiming(Duration.ofMillis(3200), Duration.ofMillis(1500), Duration.ofMillis(400))));
 		assertThat(wide.clockRates()).isEqualTo(settings.clockRates());

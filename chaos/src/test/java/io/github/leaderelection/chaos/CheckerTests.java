@@ -437,6 +437,35 @@ class CheckerTests {
 	}
 
 	@Test
+	void aRestoreOfACopyWhoseLeaseStillRanBoundsTheGapByThatLeasePlusTheLostWait() throws IOException {
+		// An older copy written back at 1000, its lease still running: the next holder
+		// waits for it (up to a lease, 2000) and then, the record being older than a
+		// term it saw, one lease more: 1000 + 2000 + 2800 + 20. A loss that writes no
+		// lease back is bounded without the first lease.
+		node("a", "library");
+		acquire("a", 0, 10, 1);
+		renew("a", 900, 910, 1, "true");
+		fault("lose-store-data", 1000, 1010, "restore:3-rows-copied-400ms-before");
+		node("b", "library");
+		acquire("b", 5700, 5710, 2);
+		this.endMillis = 7000;
+		assertThat(check().leaderless()).singleElement().satisfies((gap) -> {
+			assertThat(gap.cause()).isEqualTo("lose-store-data");
+			assertThat(gap.withinBound()).isTrue();
+		});
+		this.nodes.get("b").clear();
+		node("b", "library");
+		acquire("b", 5900, 5910, 2);
+		assertThat(check().lateGaps()).hasSize(1);
+		this.harness.clear();
+		fault("lose-store-data", 1000, 1010, "delete-record:chaos");
+		this.nodes.get("b").clear();
+		node("b", "library");
+		acquire("b", 5700, 5710, 2);
+		assertThat(check().lateGaps()).hasSize(1);
+	}
+
+	@Test
 	void aBoundCountsFromWhenAnotherCandidateRuns() throws IOException {
 		node("a", "library");
 		acquire("a", 0, 10, 1);
@@ -746,7 +775,11 @@ class CheckerTests {
 	}
 
 	private void fault(String type, long start, long end) {
-		this.harness.add("fault " + type + " " + ms(start) + " " + ms(end) + " a -");
+		fault(type, start, end, "-");
+	}
+
+	private void fault(String type, long start, long end, String detail) {
+		this.harness.add("fault " + type + " " + ms(start) + " " + ms(end) + " a " + detail);
 	}
 
 	private void node(String key, String belief) {

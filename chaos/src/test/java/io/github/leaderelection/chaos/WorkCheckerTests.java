@@ -171,6 +171,19 @@ class WorkCheckerTests {
 	}
 
 	@Test
+	void aRestoreOfAnOlderCopyLengthensTheBoundByALease() throws IOException {
+		// The copy may bring back a lease that still runs, which the next holder waits
+		// for before the lost wait: 3200 (lease 2000 + 2 retry periods + 1) and a lease.
+		leads("a", 0, 10_000, 1);
+		runs("a", 1000, 9000, 1);
+		this.endMillis = 10_000;
+		fault("lose-store-data", 4500, 4600, "delete-record:chaos");
+		assertThat(check().work().boundMillis()).isEqualTo(3200);
+		fault("lose-store-data", 6500, 6600, "restore:1-rows-copied-900ms-before");
+		assertThat(check().work().boundMillis()).isEqualTo(5200);
+	}
+
+	@Test
 	void aLeaderWhoseClockIsBehindCannotLoseTicksItsClockHasNotReached() throws IOException {
 		leads("a", 0, 3000, 1);
 		runs("a", 1000, 3000, 1);
@@ -249,7 +262,11 @@ class WorkCheckerTests {
 	}
 
 	private void fault(String type, long start, long end) {
-		this.harness.add("fault " + type + " " + ms(start) + " " + ms(end) + " store -");
+		fault(type, start, end, "-");
+	}
+
+	private void fault(String type, long start, long end, String detail) {
+		this.harness.add("fault " + type + " " + ms(start) + " " + ms(end) + " store " + detail);
 	}
 
 	private void record(String key, Object... fields) {

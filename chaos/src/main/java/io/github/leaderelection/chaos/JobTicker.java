@@ -26,8 +26,9 @@ import org.jspecify.annotations.Nullable;
  * {@code clock-jump} may move): each tick is the epoch millisecond of that second. The
  * ticker fires at each whole second; when the node believes it leads the job's group it
  * claims the tick through {@link LeaderOnlyJob#claim} and, when the claim succeeds, runs
- * the job (a little work) and records the run. When the node is granted the group, it
- * asks {@link LeaderOnlyJob#missedTick} for the ticks that passed unrun since the last
+ * the job (a little work) and records the run. When the node is granted the group (at its
+ * grant's event, or at its first tick in the new term if that comes first), it asks
+ * {@link LeaderOnlyJob#missedTick} for the ticks that passed unrun since the last
  * recorded run, and claims the newest of them as one catch-up run that stands for all of
  * them ({@link MissedTicks#runOnce()}). A store that fails a claim or that question does
  * not stop the node: the next fire asks again, as a careful integration would, so that
@@ -86,6 +87,9 @@ final class JobTicker {
 	/** Set by a store error: catch up at the next fire. */
 	private boolean catchUpAgain;
 
+	/** The term in which it last looked for ticks missed. */
+	private long caughtUpTerm;
+
 	private volatile @Nullable Thread thread;
 
 	/** The runs this wake claimed, whose work is still to do. */
@@ -129,6 +133,15 @@ final class JobTicker {
 				last = current - TICK_MILLIS;
 				this.catchUpAgain = true;
 			}
+			if (this.job != null) {
+				long term = believedTerm();
+				if (term != 0 && term != this.caughtUpTerm) {
+					// A term began: the ticks missed before it are looked for before this
+					// tick is claimed, whether the grant's event has come yet or not (a
+					// tick claimed first would make the ones before it unclaimable).
+					this.catchUpDue = true;
+				}
+			}
 			if (this.catchUpDue || this.catchUpAgain) {
 				this.catchUpDue = false;
 				this.catchUpAgain = false;
@@ -155,7 +168,8 @@ final class JobTicker {
 			// No records, nothing to know what was missed by: the current tick at once.
 			return fire(current, current, "plain") ? current : Long.MIN_VALUE;
 		}
-		if (believedTerm() == 0) {
+		long term = believedTerm();
+		if (term == 0) {
 			return Long.MIN_VALUE;
 		}
 		Optional<MissedTick> missed;
@@ -167,6 +181,7 @@ final class JobTicker {
 			this.catchUpAgain = true;
 			return Long.MIN_VALUE;
 		}
+		this.caughtUpTerm = term;
 		if (missed.isEmpty() || !missed.get().run()) {
 			this.log.write("job-missed", EventLog.now(), "-", "-", "none", group());
 			return Long.MIN_VALUE;

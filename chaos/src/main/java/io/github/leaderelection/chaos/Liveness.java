@@ -220,6 +220,8 @@ final class Liveness {
 	 *
 	 * @param group the group it concerns, or null for every group (a fault of the
 	 * harness)
+	 * @param detail what the harness logged of it ({@code "-"} if nothing), such as the
+	 * way a {@code lose-store-data} fault lost the data
 	 */
 	record Fault(String type, long start, long end, String target, String group, String detail) {
 
@@ -229,8 +231,16 @@ final class Liveness {
 
 		/** A {@code lose-store-data} fault that wrote an older copy back. */
 		boolean isRestore() {
-			return FaultType.LOSE_STORE_DATA.id().equals(this.type) && this.detail != null
-					&& this.detail.startsWith(LostStoreData.Variant.RESTORE.id() + ":");
+			return isRestore(this.type, this.detail);
+		}
+
+		/**
+		 * Whether a fault of this type and detail, as the harness logs them, wrote an
+		 * older copy back.
+		 */
+		static boolean isRestore(String type, String detail) {
+			return FaultType.LOSE_STORE_DATA.id().equals(type) && detail != null
+					&& detail.startsWith(LostStoreData.Variant.RESTORE.id() + ":");
 		}
 
 		boolean isHandOver() {

@@ -259,8 +259,7 @@ final class WorkChecker {
 	 */
 	long boundNanos() {
 		Liveness.Bounds bounds = Liveness.Bounds.of(this.settings);
-		boolean restored = this.run.faults.stream()
-			.anyMatch((fault) -> new Liveness.Fault(fault[0], 0, 0, fault[3], fault[4]).isRestore());
+		boolean restored = this.run.faults.stream().anyMatch((fault) -> Liveness.Fault.isRestore(fault[0], fault[4]));
 		long leaderless = Math.max(Math.max(bounds.crash(), bounds.workingLink()),
 				restored ? bounds.restoredData() : bounds.lostData());
 		leaderless = Math.max(leaderless, bounds.sessionReconnect() + 2 * bounds.retry());

@@ -65,6 +65,9 @@ public final class ScheduledJob {
 	/** The tick ahead of this clock last warned of, so that each is warned of once. */
 	private volatile long warnedTickAhead;
 
+	/** The term in which this instance last looked for the ticks missed before it. */
+	private volatile long caughtUpTerm;
+
 	/**
 	 * @param job the job, with its group, name, schedule and policy
 	 * @param method the method, for operators ({@code "ReportJob.nightly()"})
@@ -117,8 +120,18 @@ public final class ScheduledJob {
 		return this.clock;
 	}
 
-	/** Runs the scheduler's task for a tick it fired. */
+	/**
+	 * Runs the scheduler's task for a tick it fired. The first tick of a term first looks
+	 * for the ticks missed before it, whether the grant's event has come yet or not: a
+	 * tick claimed first would make the ones before it unclaimable.
+	 */
 	void fire(Instant tick) {
+		if (!(this.job.schedule() instanceof JobSchedule.FixedDelay)) {
+			this.job.election()
+				.leadership()
+				.filter((leadership) -> leadership.term() != this.caughtUpTerm)
+				.ifPresent((leadership) -> catchUp(leadership.term(), tick.minusMillis(1)));
+		}
 		ScheduledTicks.fire(new Tick(tick, false), this.task);
 	}
 
@@ -140,20 +153,34 @@ public final class ScheduledJob {
 		}
 	}
 
-	private void catchUp() {
-		if (!this.job.election().isLeader()) {
-			return;
-		}
-		Instant now = this.clock.instant();
+	/**
+	 * The catch-up asked for at a grant, unless a tick of its term has already run it.
+	 */
+	private void catchUpAtGrant() {
+		this.job.election()
+			.leadership()
+			.filter((leadership) -> leadership.term() != this.caughtUpTerm)
+			.ifPresent((leadership) -> catchUp(leadership.term(), this.clock.instant()));
+	}
+
+	/**
+	 * Looks for the ticks missed up to {@code lookBackFrom} and runs the job once for
+	 * them if its policy says so.
+	 * @param term the term this instance leads in, for which the ticks are looked for
+	 * once
+	 * @param lookBackFrom the newest instant a missed tick may have
+	 */
+	private void catchUp(long term, Instant lookBackFrom) {
 		MissedTick missed;
 		try {
-			missed = this.job.missedTick(now).orElse(null);
+			missed = this.job.missedTick(lookBackFrom).orElse(null);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not look for the ticks {} missed in group '{}', so none is caught up now: {}",
 					this.method, group(), ex.getMessage());
 			return;
 		}
+		this.caughtUpTerm = term;
 		if (missed == null) {
 			return;
 		}
@@ -299,7 +326,7 @@ public final class ScheduledJob {
 
 		@Override
 		public void run() {
-			catchUp();
+			catchUpAtGrant();
 		}
 
 		@Override

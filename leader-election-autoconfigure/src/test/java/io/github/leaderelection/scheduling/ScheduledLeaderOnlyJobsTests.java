@@ -7,11 +7,14 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 import io.github.leaderelection.LeaderElection;
+import io.github.leaderelection.LeaderElectionListener;
 import io.github.leaderelection.LeaderElectionRegistry;
+import io.github.leaderelection.Leadership;
 import io.github.leaderelection.LeadershipContext;
 import io.github.leaderelection.OnlyOnLeader;
 import io.github.leaderelection.OnlyOnLeader.MissedTickPolicy;
@@ -35,6 +38,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.util.StringUtils;
@@ -144,6 +149,25 @@ class ScheduledLeaderOnlyJobsTests {
 			assertThat(job.stats().caughtUp()).isOne();
 			assertThat(this.runs.catchUps.get()).isOne();
 			assertThat(job.nextTick()).hasValueSatisfying((next) -> assertThat(next).isAfter(Instant.now()));
+		});
+	}
+
+	@Test
+	void ticksMissedAreCaughtUpBeforeTheFirstTickOfATermEvenWhenTheGrantsEventComesLate() {
+		Instant lastRun = Instant.now().minusSeconds(20).truncatedTo(ChronoUnit.SECONDS);
+		seed("everySecond.tick", lastRun);
+		runner(EverySecond.class).withUserConfiguration(SlowFirstListener.class).run((context) -> {
+			ApplicationReady.publish(context);
+			SlowFirstListener slow = context.getBean(SlowFirstListener.class);
+			await().atMost(WAIT).until(() -> slow.delivered.get() && this.runs.ticks().size() >= 4);
+			List<Instant> ticks = this.runs.ticks().stream().sorted().toList();
+			assertThat(this.runs.catchUps.get()).as("catch-up runs").isOne();
+			assertThat(ticks).as("ticks run").doesNotHaveDuplicates();
+			for (int i = 1; i < ticks.size(); i++) {
+				assertThat(ticks.get(i)).as("the tick after " + ticks.get(i - 1) + ", none lost between them")
+					.isEqualTo(ticks.get(i - 1).plusSeconds(1));
+			}
+			assertThat(ticks.get(0)).as("the catch-up's tick").isAfter(lastRun);
 		});
 	}
 
@@ -271,6 +295,28 @@ class ScheduledLeaderOnlyJobsTests {
 	@Configuration(proxyBeanMethods = false)
 	@EnableScheduling
 	static class Scheduling {
+
+	}
+
+	/**
+	 * A listener told before the others, which holds the grant's event back while the
+	 * scheduler fires the term's first ticks.
+	 */
+	@Order(Ordered.HIGHEST_PRECEDENCE)
+	static class SlowFirstListener implements LeaderElectionListener {
+
+		final AtomicBoolean delivered = new AtomicBoolean();
+
+		@Override
+		public void granted(Leadership leadership) {
+			try {
+				Thread.sleep(3000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			this.delivered.set(true);
+		}
 
 	}
 

@@ -1,5 +1,7 @@
 package io.github.leaderelection.chaos;
 
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -14,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * within a couple of minutes more; {@code -Pchaos -Dchaos.groups=20 -Dchaos.balance=true}
  * runs any store as long as wanted.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class BalancedChaosTests {
 
 	static final int GROUPS = 20;

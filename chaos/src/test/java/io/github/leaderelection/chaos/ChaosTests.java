@@ -6,6 +6,8 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
 
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -17,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * of the leader-only job run twice or lost ({@link WorkChecker}).
  * {@link ConfiguredChaosRun} is the long run of one backend ({@code -Pchaos}).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class ChaosTests {
 
 	static final Path OUTPUT = Path.of(System.getProperty("chaos.output", "target/chaos"));

@@ -1,6 +1,8 @@
 package io.github.leaderelection.chaos;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * until its revoked event arrives: the checker must report overlapping beliefs. This test
  * passes when it does.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class ControlExperimentTests {
 
 	@Test

@@ -122,6 +122,8 @@ public class EtcdLeaseStore
 
 	private final EtcdRunRecords runs;
 
+	private final GroupKeyReads groupKeys;
+
 	private final AtomicBoolean warmedUp = new AtomicBoolean();
 
 	/** What the last read of each group found: see {@link #recentRead}. */
@@ -155,6 +157,7 @@ public class EtcdLeaseStore
 		this.candidates = new EtcdCandidates(client.getKVClient(), this.leases, this.namespace);
 		this.runs = new EtcdRunRecords(client.getKVClient(), this.namespace);
 		this.watches = new GroupWatches(client.getWatchClient(), this.namespace);
+		this.groupKeys = new GroupKeyReads(client.getKVClient(), this.namespace);
 	}
 
 	/**
@@ -202,22 +205,22 @@ public class EtcdLeaseStore
 	}
 
 	/**
-	 * Reads the groups as {@link #read} reads one, each with a range read of its two
+	 * Reads the groups as {@link #read} reads one: each with a range read of its two
 	 * keys, in read-only transactions of at most 128 (etcd's default
-	 * {@code --max-txn-ops}, above which it refuses a transaction), sent at once: one
-	 * request per 128 groups.
+	 * {@code --max-txn-ops}, above which it refuses a transaction), sent at once, one
+	 * request per 128 groups; or, for more than {@value GroupKeyReads#SCAN_ABOVE} groups,
+	 * the namespace's groups in pages of {@value GroupKeyReads#PAGE_KEYS} keys (see
+	 * {@link GroupKeyReads}).
 	 */
 	@Override
 	public Map<String, Lease> readAll(Collection<String> groups, Duration timeout) {
 		List<String> distinct = List.copyOf(new LinkedHashSet<>(groups));
 		EtcdCall call = EtcdCall.ofGroups("read", distinct.size(), timeout);
-		List<GetResponse> responses = call.read(this.client.getKVClient(),
-				distinct.stream().map((group) -> Op.get(groupPrefix(group), PREFIX)).toList());
+		Map<String, List<KeyValue>> keys = readKeys(call, distinct);
 		Map<String, Lease> leases = new LinkedHashMap<>();
 		List<GroupState> states = new ArrayList<>();
-		for (int i = 0; i < distinct.size(); i++) {
-			String group = distinct.get(i);
-			GroupState state = state(group, responses.get(i));
+		for (String group : distinct) {
+			GroupState state = state(group, keys.get(group));
 			this.recentReads.put(group, new RecentRead(state, System.nanoTime()));
 			states.add(state);
 			lease(group, state).ifPresent((lease) -> leases.put(group, lease));
@@ -325,11 +328,8 @@ public class EtcdLeaseStore
 				unread.add(group);
 			}
 		}
-		List<GetResponse> responses = call.read(this.client.getKVClient(),
-				unread.stream().map((group) -> Op.get(groupPrefix(group), PREFIX)).toList());
-		for (int i = 0; i < unread.size(); i++) {
-			states.put(unread.get(i), state(unread.get(i), responses.get(i)));
-		}
+		Map<String, List<KeyValue>> keys = readKeys(call, unread);
+		unread.forEach((group) -> states.put(group, state(group, keys.get(group))));
 		// What the plans ask of etcd leases, sent at once: the groups that one holder
 		// had share its etcd lease, which is asked once.
 		LeaseLookups lookups = new LeaseLookups(call);
@@ -612,22 +612,21 @@ public class EtcdLeaseStore
 	}
 
 	/**
-	 * Renews as {@link #renew} does, each lease judged on its own: first the records, in
-	 * read-only transactions of at most 128 range reads (etcd's default
-	 * {@code --max-txn-ops}) sent at once; once they answered, one keep-alive of the
-	 * shared etcd lease that carries the leases still held. A lease whose refresh failed
-	 * is left out; the failure is thrown only when no lease was extended.
+	 * Renews as {@link #renew} does, each lease judged on its own: first the groups'
+	 * keys, as {@link #readAll} reads them (for many groups, the namespace in pages);
+	 * once they answered, one keep-alive of the shared etcd lease that carries the leases
+	 * still held. A lease whose refresh failed is left out; the failure is thrown only
+	 * when no lease was extended.
 	 */
 	@Override
 	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		List<Lease> held = leases.stream().filter((lease) -> lease.holder() != null).toList();
 		EtcdCall call = EtcdCall.ofGroups("renew", held.size(), timeout);
 		long start = System.nanoTime();
+		List<String> groups = held.stream().map(Lease::group).toList();
+		Map<String, List<KeyValue>> keys = readKeys(call, groups);
 		List<@Nullable GroupRecord> records = new ArrayList<>();
-		for (GetResponse response : call.read(this.client.getKVClient(),
-				held.stream().map((lease) -> Op.get(recordKey(lease.group()), GetOption.DEFAULT)).toList())) {
-			records.add(GroupRecord.in(response).orElse(null));
-		}
+		groups.forEach((group) -> records.add(state(group, keys.get(group)).record()));
 		return renewHeld(call, held, records, leaseDuration, timeout, start);
 	}
 
@@ -950,9 +949,13 @@ public class EtcdLeaseStore
 	}
 
 	private GroupState state(String group, GetResponse response) {
+		return state(group, response.getKvs());
+	}
+
+	private GroupState state(String group, List<KeyValue> keys) {
 		GroupRecord record = null;
 		KeyValue leaseKey = null;
-		for (KeyValue keyValue : response.getKvs()) {
+		for (KeyValue keyValue : keys) {
 			if (keyValue.getKey().equals(recordKey(group))) {
 				record = GroupRecord.decode(keyValue);
 			}
@@ -973,6 +976,11 @@ public class EtcdLeaseStore
 	 * @param liveTtl the whole TTL of the live etcd lease, -1 when none lives
 	 */
 	private record GroupState(@Nullable GroupRecord record, long liveTtl) {
+	}
+
+	/** The groups' keys, by group: see {@link GroupKeyReads}. */
+	private Map<String, List<KeyValue>> readKeys(EtcdCall call, List<String> groups) {
+		return this.groupKeys.read(call, groups, groups.stream().map(this::groupPrefix).toList());
 	}
 
 	private Optional<GroupRecord> record(EtcdCall call, String group) {

@@ -107,6 +107,52 @@ class EtcdLeaseStoreRequestTests {
 				Map.of("Range", 1L, "LeaseKeepAlive", 1L));
 	}
 
+	/**
+	 * Thousands of groups: their keys read a page of the namespace at a time (16,384
+	 * keys, two per group), not one range each in transactions of 128, which would take
+	 * 20 transactions per read of 2,500 groups (79 at 10,000).
+	 */
+	@Test
+	void readsRenewsAndAcquiresThousandsOfGroupsByPagesOfTheNamespace() throws Exception {
+		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests-pages");
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < 2500; i++) {
+			groups.add("group-" + i);
+		}
+		// A first grant for this candidate: its etcd lease, one page that finds no key,
+		// then the grants, 64 to a transaction.
+		Map<String, Lease> taken = new HashMap<>();
+		assertRequests(() -> {
+			taken.putAll(store.tryAcquireAll(groups, "a", LEASE, TIMEOUT));
+			return taken.size();
+		}, groups.size(), Map.of("LeaseGrant", 1L, "Range", 1L, "Txn", 40L));
+
+		// 5,000 keys: one page, and one keep-alive of the etcd lease they share.
+		assertRequests(() -> store.renewAll(taken.values(), LEASE, TIMEOUT).size(), groups.size(),
+				Map.of("Range", 1L, "LeaseKeepAlive", 1L));
+		assertRequests(() -> store.readAll(groups, TIMEOUT).size(), groups.size(), Map.of("Range", 1L));
+
+		// Up to 512 groups, transactions of 128 ranges; above, the namespace's pages.
+		assertRequests(() -> store.readAll(groups.subList(0, 512), TIMEOUT).size(), 512, Map.of("Txn", 4L));
+		assertRequests(() -> store.readAll(groups.subList(0, 513), TIMEOUT).size(), 513, Map.of("Range", 1L));
+		assertThat(store.readAll(groups.subList(0, 513), TIMEOUT)).allSatisfy((group, lease) -> {
+			assertThat(lease.holder()).isEqualTo("a");
+			assertThat(lease.term()).isEqualTo(taken.get(group).term());
+		});
+
+		// A client that accepts answers of 100 kB at most (gRPC's default is 4 MB): the
+		// pages are halved until one fits, here 1,024 keys, and the answer is the same.
+		try (Client small = Client.builder().endpoints(etcd.endpoint()).maxInboundMessageSize(100_000).build()) {
+			EtcdLeaseStore reader = new EtcdLeaseStore(small, "requests-pages");
+			Map<String, Lease> read = reader.readAll(groups, TIMEOUT);
+			assertThat(read).hasSize(groups.size()).allSatisfy((group, lease) -> {
+				assertThat(lease.holder()).isEqualTo("a");
+				assertThat(lease.term()).isEqualTo(taken.get(group).term());
+			});
+			assertRequests(() -> reader.readAll(groups, TIMEOUT).size(), groups.size(), Map.of("Range", 5L));
+		}
+	}
+
 	@Test
 	void keepsAliveOnlyTheLeasesItStillHolds() throws Exception {
 		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests-held");

@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import io.etcd.jetcd.ByteSequence;
@@ -454,29 +453,9 @@ public class EtcdLeaseStore
 		Map<Grant, CompletableFuture<Long>> writes = new LinkedHashMap<>();
 		for (int from = 0; from < grants.size(); from += GRANTS_PER_TXN) {
 			List<Grant> chunk = grants.subList(from, Math.min(grants.size(), from + GRANTS_PER_TXN));
-			List<Cmp> compares = new ArrayList<>();
-			List<Op> puts = new ArrayList<>();
-			Map<Grant, Supplier<CompletableFuture<Long>>> alone = new LinkedHashMap<>();
-			for (Grant grant : chunk) {
-				GroupRecord next = new GroupRecord(grant.term(), lease.id(), grant.fenceId(), candidateId, candidateId,
-						0);
-				compares.add(unchanged(grant.group(), grant.record()));
-				puts.addAll(writes(grant.group(), next, leaseDuration));
-				alone.put(grant, () -> write(grant.group(), grant.record(), next, leaseDuration));
-			}
-			if (chunk.size() == 1) {
-				alone.forEach((grant, write) -> writes.put(grant, write.get()));
-				continue;
-			}
-			// All at once, for as many groups as etcd takes in a transaction; should one
-			// of them have changed since it was read, each on its own.
-			CompletableFuture<TxnResponse> together = this.client.getKVClient()
-				.txn()
-				.If(compares.toArray(Cmp[]::new))
-				.Then(puts.toArray(Op[]::new))
-				.commit();
-			alone.forEach((grant, write) -> writes.put(grant, together.thenCompose((response) -> response.isSucceeded()
-					? CompletableFuture.completedFuture(response.getHeader().getRevision()) : write.get())));
+			CompletableFuture<Map<Grant, Long>> together = writeTogether(chunk, candidateId, lease, leaseDuration,
+					true);
+			chunk.forEach((grant) -> writes.put(grant, together.thenApply((revisions) -> revisions.get(grant))));
 		}
 		// After the writes, which wait for etcd's log: the keep-alive does not, and is
 		// answered first all the same.
@@ -522,6 +501,60 @@ public class EtcdLeaseStore
 			throw failure;
 		}
 		return refused;
+	}
+
+	/**
+	 * Writes the grants in one transaction compared on their records, as many as etcd
+	 * takes in one. Should some records have changed since they were read (another
+	 * instance took those groups first, as at the start of many instances), the
+	 * transaction answers with the records as they are, and the grants whose records are
+	 * unchanged are written together once more; a grant refused then waits for the next
+	 * round. Written one by one instead, the refusals of three instances starting with
+	 * 10,000 groups cost thousands of transactions and outlast the call.
+	 * @param again whether to write the unchanged grants once more after a refusal
+	 * @return each grant's revision, or -1 when it was not written
+	 */
+	private CompletableFuture<Map<Grant, Long>> writeTogether(List<Grant> grants, String candidateId, NodeLease lease,
+			Duration leaseDuration, boolean again) {
+		List<Cmp> compares = new ArrayList<>();
+		List<Op> puts = new ArrayList<>();
+		List<Op> reads = new ArrayList<>();
+		for (Grant grant : grants) {
+			GroupRecord next = new GroupRecord(grant.term(), lease.id(), grant.fenceId(), candidateId, candidateId, 0);
+			compares.add(unchanged(grant.group(), grant.record()));
+			puts.addAll(writes(grant.group(), next, leaseDuration));
+			reads.add(Op.get(recordKey(grant.group()), GetOption.DEFAULT));
+		}
+		return this.client.getKVClient()
+			.txn()
+			.If(compares.toArray(Cmp[]::new))
+			.Then(puts.toArray(Op[]::new))
+			.Else(reads.toArray(Op[]::new))
+			.commit()
+			.thenCompose((response) -> {
+				Map<Grant, Long> revisions = new LinkedHashMap<>();
+				if (response.isSucceeded()) {
+					grants.forEach((grant) -> revisions.put(grant, response.getHeader().getRevision()));
+					return CompletableFuture.completedFuture(revisions);
+				}
+				List<Grant> unchanged = new ArrayList<>();
+				List<GetResponse> records = response.getGetResponses();
+				for (int i = 0; i < grants.size(); i++) {
+					Grant grant = grants.get(i);
+					revisions.put(grant, -1L);
+					Optional<GroupRecord> now = GroupRecord.in(records.get(i));
+					if (now.map(GroupRecord::modRevision).equals(grant.record().map(GroupRecord::modRevision))) {
+						unchanged.add(grant);
+					}
+				}
+				if (!again || unchanged.isEmpty()) {
+					return CompletableFuture.completedFuture(revisions);
+				}
+				return writeTogether(unchanged, candidateId, lease, leaseDuration, false).thenApply((written) -> {
+					revisions.putAll(written);
+					return revisions;
+				});
+			});
 	}
 
 	/**
@@ -808,16 +841,6 @@ public class EtcdLeaseStore
 			this.nodeLeases.detach(group, current.leaseId());
 		}
 		return response.isSucceeded();
-	}
-
-	/**
-	 * Writes the record and the lease key of a new holder or a new etcd lease, if the
-	 * record is as it was read.
-	 * @return the revision of the write, or -1 when the record had changed
-	 */
-	private CompletableFuture<Long> write(String group, Optional<GroupRecord> record, GroupRecord next,
-			Duration leaseDuration) {
-		return commitIfUnchanged(group, record, writes(group, next, leaseDuration).toArray(Op[]::new));
 	}
 
 	/** The record, and the lease key on the record's etcd lease. */

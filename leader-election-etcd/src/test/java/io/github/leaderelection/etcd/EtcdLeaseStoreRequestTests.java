@@ -193,6 +193,30 @@ class EtcdLeaseStoreRequestTests {
 	}
 
 	/**
+	 * Another candidate took one of the groups between the read and the grants: the
+	 * transaction of its 64 is refused and answers with their records, and the 63 still
+	 * as read are written together once more, not each on its own (65 transactions).
+	 */
+	@Test
+	void writesTheGrantsOfARefusedTransactionThatWereNotTakenTogetherOnceMore() throws Exception {
+		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests-refused");
+		EtcdLeaseStore other = new EtcdLeaseStore(client, "requests-refused");
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < GROUPS; i++) {
+			groups.add("group-" + i);
+		}
+		assertThat(store.readAll(groups, TIMEOUT)).isEmpty();
+		other.tryAcquire("group-5", "b", LEASE, TIMEOUT).orElseThrow();
+		// The reads just made stand for this call's: its etcd lease, the 5 transactions
+		// of
+		// the grants, and one more for the 63 of the refused one.
+		assertRequests(() -> store.tryAcquireAll(groups, "a", LEASE, TIMEOUT).size(), GROUPS - 1,
+				Map.of("LeaseGrant", 1L, "Txn", 6L));
+		assertThat(store.read("group-5", TIMEOUT))
+			.hasValueSatisfying((lease) -> assertThat(lease.holder()).isEqualTo("b"));
+	}
+
+	/**
 	 * A candidate that held many groups stopped renewing them (cut off, paused, killed),
 	 * and its etcd lease ran out: another takes them over asking the time left on that
 	 * etcd lease once, not once per group. Asked once per group, one after the other, the

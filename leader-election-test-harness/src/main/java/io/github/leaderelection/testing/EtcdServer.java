@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -36,6 +37,9 @@ public final class EtcdServer extends StoreServer {
 
 	private String clusterState = "new";
 
+	/** etcd's {@code --max-txn-ops}, or 0 for its default of 128. */
+	private int maxTxnOps;
+
 	/** A cluster of one. */
 	public EtcdServer(Path directory) throws Exception {
 		this(directory, "member");
@@ -51,6 +55,17 @@ public final class EtcdServer extends StoreServer {
 
 	String name() {
 		return this.name;
+	}
+
+	/**
+	 * Lets a transaction hold more operations than etcd's default of 128, for a test that
+	 * writes many keys at once as something other than the store (the stores' own batches
+	 * stay within the default).
+	 * @return this server, not started yet
+	 */
+	public EtcdServer maxTxnOps(int operations) {
+		this.maxTxnOps = operations;
+		return this;
 	}
 
 	String peerUrl() {
@@ -77,11 +92,15 @@ public final class EtcdServer extends StoreServer {
 	 * Starts the process without waiting: a cluster's members answer once a quorum runs.
 	 */
 	void launch() throws IOException {
-		launch(List.of(this.etcd, "--name", this.name, "--data-dir", dataDirectory().toString(), "--listen-client-urls",
-				endpoint(), "--advertise-client-urls", endpoint(), "--listen-peer-urls", peerUrl(),
-				"--initial-advertise-peer-urls", peerUrl(), "--initial-cluster", this.initialCluster,
-				"--initial-cluster-state", this.clusterState, "--initial-cluster-token", "leader-election-tests",
-				"--heartbeat-interval", "20", "--election-timeout", "200"), "etcd.log");
+		List<String> command = new ArrayList<>(List.of(this.etcd, "--name", this.name, "--data-dir",
+				dataDirectory().toString(), "--listen-client-urls", endpoint(), "--advertise-client-urls", endpoint(),
+				"--listen-peer-urls", peerUrl(), "--initial-advertise-peer-urls", peerUrl(), "--initial-cluster",
+				this.initialCluster, "--initial-cluster-state", this.clusterState, "--initial-cluster-token",
+				"leader-election-tests", "--heartbeat-interval", "20", "--election-timeout", "200"));
+		if (this.maxTxnOps > 0) {
+			command.addAll(List.of("--max-txn-ops", Integer.toString(this.maxTxnOps)));
+		}
+		launch(command, "etcd.log");
 	}
 
 	void awaitReady() throws InterruptedException {

@@ -126,12 +126,7 @@ public final class ScheduledJob {
 	 * tick claimed first would make the ones before it unclaimable.
 	 */
 	void fire(Instant tick) {
-		if (!(this.job.schedule() instanceof JobSchedule.FixedDelay)) {
-			this.job.election()
-				.leadership()
-				.filter((leadership) -> leadership.term() != this.caughtUpTerm)
-				.ifPresent((leadership) -> catchUp(leadership.term(), tick.minusMillis(1)));
-		}
+		catchUpOncePerTerm(tick.minusMillis(1));
 		ScheduledTicks.fire(new Tick(tick, false), this.task);
 	}
 
@@ -154,13 +149,18 @@ public final class ScheduledJob {
 	}
 
 	/**
-	 * The catch-up asked for at a grant, unless a tick of its term has already run it.
+	 * Catches up once in each term this instance leads: at the grant's event, or at the
+	 * term's first tick if that comes first. A fixed-delay job has no ticks to miss.
+	 * @param lookBackFrom the newest instant a missed tick may have
 	 */
-	private void catchUpAtGrant() {
+	private void catchUpOncePerTerm(Instant lookBackFrom) {
+		if (this.job.schedule() instanceof JobSchedule.FixedDelay) {
+			return;
+		}
 		this.job.election()
 			.leadership()
 			.filter((leadership) -> leadership.term() != this.caughtUpTerm)
-			.ifPresent((leadership) -> catchUp(leadership.term(), this.clock.instant()));
+			.ifPresent((leadership) -> catchUp(leadership.term(), lookBackFrom));
 	}
 
 	/**
@@ -326,7 +326,7 @@ public final class ScheduledJob {
 
 		@Override
 		public void run() {
-			catchUpAtGrant();
+			catchUpOncePerTerm(ScheduledJob.this.clock.instant());
 		}
 
 		@Override

@@ -947,7 +947,12 @@ public class EtcdLeaseStore
 	// Keys and records
 
 	private ByteSequence groupPrefix(String group) {
-		return bytes(this.namespace + "/groups/" + encode(group) + "/");
+		return groupPrefix(this.namespace, group);
+	}
+
+	/** The prefix of a group's keys: {@code <namespace>/groups/<group>/}. */
+	static ByteSequence groupPrefix(String namespace, String group) {
+		return bytes(namespace + "/groups/" + encode(group) + "/");
 	}
 
 	private ByteSequence recordKey(String group) {
@@ -1003,7 +1008,7 @@ public class EtcdLeaseStore
 
 	/** The groups' keys, by group: see {@link GroupKeyReads}. */
 	private Map<String, List<KeyValue>> readKeys(EtcdCall call, List<String> groups) {
-		return this.groupKeys.read(call, groups, groups.stream().map(this::groupPrefix).toList());
+		return this.groupKeys.read(call, groups);
 	}
 
 	private Optional<GroupRecord> record(EtcdCall call, String group) {

@@ -49,7 +49,11 @@ final class GroupKeyReads {
 	/** The smallest page: an answer too large at this size is not the page's fault. */
 	private static final int MIN_PAGE_KEYS = 256;
 
+	private static final GetOption PREFIX = GetOption.builder().isPrefix(true).build();
+
 	private final KV kv;
+
+	private final String namespace;
 
 	private final String prefix;
 
@@ -67,26 +71,25 @@ final class GroupKeyReads {
 	 */
 	GroupKeyReads(KV kv, String namespace) {
 		this.kv = kv;
+		this.namespace = namespace;
 		this.prefix = namespace + "/groups/";
 		this.start = EtcdLeaseStore.bytes(this.prefix);
 		// The first key after every key under the prefix: '0' follows '/'.
 		this.end = EtcdLeaseStore.bytes(namespace + "/groups0");
 	}
 
-	/**
-	 * Each group's keys, in the order asked, an empty list for a group that has none.
-	 * @param groupPrefixes each group's key prefix ({@code <namespace>/groups/<group>/})
-	 */
-	Map<String, List<KeyValue>> read(EtcdCall call, List<String> groups, List<ByteSequence> groupPrefixes) {
+	/** Each group's keys, in the order asked, an empty list for a group that has none. */
+	Map<String, List<KeyValue>> read(EtcdCall call, List<String> groups) {
 		Map<String, List<KeyValue>> keys = new LinkedHashMap<>();
 		if (groups.size() > SCAN_ABOVE) {
 			Map<String, List<KeyValue>> scanned = scan(call);
 			groups.forEach((group) -> keys.put(group, scanned.getOrDefault(group, List.of())));
 			return keys;
 		}
-		GetOption prefix = GetOption.builder().isPrefix(true).build();
 		List<GetResponse> responses = call.read(this.kv,
-				groupPrefixes.stream().map((key) -> Op.get(key, prefix)).toList());
+				groups.stream()
+					.map((group) -> Op.get(EtcdLeaseStore.groupPrefix(this.namespace, group), PREFIX))
+					.toList());
 		for (int i = 0; i < groups.size(); i++) {
 			keys.put(groups.get(i), responses.get(i).getKvs());
 		}

@@ -108,17 +108,14 @@ class EtcdLeaseStoreRequestTests {
 	}
 
 	/**
-	 * Thousands of groups: their keys read a page of the namespace at a time (16,384
+	 * Thousands of groups: their keys read a page of the namespace at a time (32,768
 	 * keys, two per group), not one range each in transactions of 128, which would take
 	 * 20 transactions per read of 2,500 groups (79 at 10,000).
 	 */
 	@Test
 	void readsRenewsAndAcquiresThousandsOfGroupsByPagesOfTheNamespace() throws Exception {
 		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests-pages");
-		List<String> groups = new ArrayList<>();
-		for (int i = 0; i < 2500; i++) {
-			groups.add("group-" + i);
-		}
+		List<String> groups = groups(2500);
 		// A first grant for this candidate: its etcd lease, one page that finds no key,
 		// then the grants, 64 to a transaction.
 		Map<String, Lease> taken = new HashMap<>();
@@ -181,10 +178,7 @@ class EtcdLeaseStoreRequestTests {
 	@Test
 	void acquiresThreeHundredGroupsInFiveTransactionsAfterTheReads() throws Exception {
 		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests-acquire");
-		List<String> groups = new ArrayList<>();
-		for (int i = 0; i < GROUPS; i++) {
-			groups.add("group-" + i);
-		}
+		List<String> groups = groups(GROUPS);
 		// A first grant for this candidate: its etcd lease, then 3 reads and 5 writes.
 		assertRequests(() -> store.tryAcquireAll(groups, "a", LEASE, TIMEOUT).size(), GROUPS,
 				Map.of("LeaseGrant", 1L, "Txn", 8L));
@@ -201,10 +195,7 @@ class EtcdLeaseStoreRequestTests {
 	void writesTheGrantsOfARefusedTransactionThatWereNotTakenTogetherOnceMore() throws Exception {
 		EtcdLeaseStore store = new EtcdLeaseStore(client, "requests-refused");
 		EtcdLeaseStore other = new EtcdLeaseStore(client, "requests-refused");
-		List<String> groups = new ArrayList<>();
-		for (int i = 0; i < GROUPS; i++) {
-			groups.add("group-" + i);
-		}
+		List<String> groups = groups(GROUPS);
 		assertThat(store.readAll(groups, TIMEOUT)).isEmpty();
 		other.tryAcquire("group-5", "b", LEASE, TIMEOUT).orElseThrow();
 		// The reads just made stand for this call's: its etcd lease, the 5 transactions
@@ -226,10 +217,7 @@ class EtcdLeaseStoreRequestTests {
 	@Test
 	void takesOverTheGroupsOfAnExpiredEtcdLeaseAskingItsTimeToLiveOnce() throws Exception {
 		EtcdLeaseStore holder = new EtcdLeaseStore(client, "requests-takeover");
-		List<String> groups = new ArrayList<>();
-		for (int i = 0; i < 100; i++) {
-			groups.add("group-" + i);
-		}
+		List<String> groups = groups(100);
 		Duration brief = Duration.ofSeconds(2);
 		assertThat(holder.tryAcquireAll(groups, "a", brief, TIMEOUT)).hasSize(100);
 		// Never renewed: etcd ends the etcd lease, and with it the lease keys.
@@ -255,10 +243,7 @@ class EtcdLeaseStoreRequestTests {
 	@Test
 	void takesOverGroupsClearedAwayFromALiveEtcdLeaseOnOneFence() throws Exception {
 		EtcdLeaseStore holder = new EtcdLeaseStore(client, "requests-fence");
-		List<String> groups = new ArrayList<>();
-		for (int i = 0; i < 100; i++) {
-			groups.add("group-" + i);
-		}
+		List<String> groups = groups(100);
 		assertThat(holder.tryAcquireAll(groups, "a", LEASE, TIMEOUT)).hasSize(100);
 		groups.forEach((group) -> holder.clear(group, TIMEOUT));
 		EtcdLeaseStore follower = new EtcdLeaseStore(client, "requests-fence");
@@ -366,6 +351,15 @@ class EtcdLeaseStoreRequestTests {
 			.until(() -> !other.keepCandidateAlive("b", 1, LEASE, TIMEOUT).containsKey("c"));
 		assertRequests(() -> store.keepCandidateAlive("c", 1, brief, TIMEOUT), Map.of("b", 1, "c", 1),
 				Map.of("LeaseKeepAlive", 1L, "Range", 1L, "LeaseGrant", 1L, "Txn", 1L));
+	}
+
+	/** {@code group-0} to {@code group-<count - 1>}. */
+	private static List<String> groups(int count) {
+		List<String> groups = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			groups.add("group-" + i);
+		}
+		return groups;
 	}
 
 	/**

@@ -674,10 +674,8 @@ final class ChaosRun {
 			case JDBC_MARIADB_REPLICA -> new MariaDbReplicaServers(storeDirectory);
 			case ZOOKEEPER -> new ZookeeperServer(storeDirectory);
 			// A restore writes the copy in one transaction, as a snapshot restore
-			// replaces
-			// the data at once: with 100 groups that is more than etcd's default 128
-			// operations. The store's own batches stay within 128 whatever the server
-			// allows.
+			// replaces the data at once: with 100 groups that is more than etcd's
+			// default 128 operations. The store's own batches stay within 128.
 			case ETCD -> new EtcdServer(storeDirectory).maxTxnOps(100_000);
 		};
 		this.store.start();

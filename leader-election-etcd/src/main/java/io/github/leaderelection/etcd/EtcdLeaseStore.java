@@ -32,6 +32,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.github.leaderelection.LeaderElectionException;
 import io.github.leaderelection.etcd.NodeLeases.NodeLease;
+import io.github.leaderelection.etcd.NodeLeases.Renewal;
 import io.github.leaderelection.RunRecord;
 import io.github.leaderelection.spi.AdminLeaseStore;
 import io.github.leaderelection.spi.BatchCutShortException;
@@ -637,11 +638,17 @@ public class EtcdLeaseStore
 	public Optional<Lease> renew(Lease lease, Duration leaseDuration, Duration timeout) {
 		String group = lease.group();
 		EtcdCall call = new EtcdCall("renew", group, timeout);
-		long start = System.nanoTime();
-		GroupRecord record = record(call, group).orElse(null);
-		return Optional.ofNullable(
-				renewHeld(call, List.of(lease), Collections.singletonList(record), leaseDuration, timeout, start)
-					.get(group));
+		Renewal renewal = this.nodeLeases.renewalBegins(List.of(group));
+		try {
+			long start = System.nanoTime();
+			GroupRecord record = record(call, group).orElse(null);
+			return Optional.ofNullable(renewHeld(call, renewal, List.of(lease), Collections.singletonList(record),
+					leaseDuration, timeout, start)
+				.get(group));
+		}
+		finally {
+			this.nodeLeases.renewalOver(renewal);
+		}
 	}
 
 	/**
@@ -655,12 +662,18 @@ public class EtcdLeaseStore
 	public Map<String, Lease> renewAll(Collection<Lease> leases, Duration leaseDuration, Duration timeout) {
 		List<Lease> held = leases.stream().filter((lease) -> lease.holder() != null).toList();
 		EtcdCall call = EtcdCall.ofGroups("renew", held.size(), timeout);
-		long start = System.nanoTime();
 		List<String> groups = held.stream().map(Lease::group).toList();
-		Map<String, List<KeyValue>> keys = readKeys(call, groups);
-		List<@Nullable GroupRecord> records = new ArrayList<>();
-		groups.forEach((group) -> records.add(state(group, keys.get(group)).record()));
-		return renewHeld(call, held, records, leaseDuration, timeout, start);
+		Renewal renewal = this.nodeLeases.renewalBegins(groups);
+		try {
+			long start = System.nanoTime();
+			Map<String, List<KeyValue>> keys = readKeys(call, groups);
+			List<@Nullable GroupRecord> records = new ArrayList<>();
+			groups.forEach((group) -> records.add(state(group, keys.get(group)).record()));
+			return renewHeld(call, renewal, held, records, leaseDuration, timeout, start);
+		}
+		finally {
+			this.nodeLeases.renewalOver(renewal);
+		}
 	}
 
 	/**
@@ -669,27 +682,30 @@ public class EtcdLeaseStore
 	 * meanwhile), and deletes the keys on them that no belief covers any more (see
 	 * {@link NodeLeases}). A record whose etcd lease expired while nobody took the group,
 	 * or has a shorter TTL, moves to the candidate's lease in a transaction compared on
-	 * the record.
+	 * the record. A group whose key was being ended as an orphan when the renewal began
+	 * is not renewed (see {@link NodeLeases}).
+	 * @param renewal the renewal under way, which began before the records were read
 	 * @param records each lease's record as read, {@code null} if missing
 	 * @param timeout the time a renewal may take, which its holder's engine gives every
 	 * renewal (see {@link NodeLeases#orphans})
 	 * @param start when the reads were sent: a renewed belief counts from then
 	 * @return the leases as renewed, by group
 	 */
-	private Map<String, Lease> renewHeld(EtcdCall call, List<Lease> leases, List<@Nullable GroupRecord> records,
-			Duration leaseDuration, Duration timeout, long start) {
+	private Map<String, Lease> renewHeld(EtcdCall call, Renewal renewal, List<Lease> leases,
+			List<@Nullable GroupRecord> records, Duration leaseDuration, Duration timeout, long start) {
 		long ttl = ttlSeconds(leaseDuration);
 		Map<Long, Map<String, GroupRecord>> byEtcdLease = new LinkedHashMap<>();
 		Map<String, Lease> byGroup = new LinkedHashMap<>();
 		for (int i = 0; i < leases.size(); i++) {
 			Lease lease = leases.get(i);
 			GroupRecord current = records.get(i);
-			if (current != null && current.isHeldBy(lease)) {
+			if (current != null && current.isHeldBy(lease) && renewal.counts(lease.group())) {
 				byEtcdLease.computeIfAbsent(current.leaseId(), (id) -> new LinkedHashMap<>())
 					.put(lease.group(), current);
 				byGroup.put(lease.group(), lease);
 			}
 			else {
+				this.nodeLeases.cannotRenew(renewal, lease.group());
 				this.nodeLeases.detachUnlessOn(lease.group(), (current != null) ? current.leaseId() : 0);
 			}
 		}
@@ -697,7 +713,7 @@ public class EtcdLeaseStore
 		List<CompletableFuture<?>> deletions = new ArrayList<>();
 		for (long etcdLease : byEtcdLease.keySet()) {
 			refreshes.put(etcdLease, this.nodeLeases.keepAlive(etcdLease));
-			for (NodeLeases.Attachment orphan : this.nodeLeases.orphans(etcdLease, ttl, timeout, byGroup.keySet())) {
+			for (NodeLeases.Attachment orphan : this.nodeLeases.orphans(etcdLease, ttl, timeout)) {
 				deletions.add(deleteOrphan(orphan));
 			}
 		}
@@ -795,7 +811,9 @@ public class EtcdLeaseStore
 								group);
 					}
 				});
-		}).thenRun(() -> this.nodeLeases.detach(group, orphan.leaseId()));
+		}).thenRun(() -> this.nodeLeases.detach(group, orphan.leaseId())).whenComplete((done, ex) -> {
+			this.nodeLeases.orphanEnded(orphan);
+		});
 	}
 
 	/**

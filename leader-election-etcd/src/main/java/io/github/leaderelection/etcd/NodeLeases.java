@@ -2,6 +2,9 @@ package io.github.leaderelection.etcd;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,7 +33,12 @@ import org.slf4j.LoggerFactory;
  * or cleared away): it releases the group if the record is still as the grant left it,
  * and deletes the key otherwise. The holder's belief lasts less than a lease duration
  * from the start of its last renewal, and a renewal sent within it is over a timeout
- * later, so it is over by then, on this machine's own clock.
+ * later, so it is over by then, on this machine's own clock. But a holder whose renewals
+ * failed for a while (etcd was down, the process paused) renews its groups again, in
+ * several calls at once, and one that succeeds restores its belief: so a key is never
+ * ended while a renewal of its group is under way, and a renewal that began while a key
+ * of its group was being ended does not count for that group (its read may have come
+ * before the end).
  *
  * <p>
  * A follower's first grant should not wait for a lease to be granted: the reads keep a
@@ -55,6 +63,12 @@ final class NodeLeases {
 
 	/** The lease key of each group this store attached to a lease, by group. */
 	private final Map<String, Attachment> attached = new ConcurrentHashMap<>();
+
+	/** How many renewals of each group are under way. Guarded by this. */
+	private final Map<String, Integer> renewing = new HashMap<>();
+
+	/** The groups whose lease key is being ended as an orphan. Guarded by this. */
+	private final Set<String> ending = new HashSet<>();
 
 	NodeLeases(EtcdLeases leases) {
 		this.leases = leases;
@@ -149,25 +163,84 @@ final class NodeLeases {
 	}
 
 	/**
+	 * A renewal of the groups begins: until it {@linkplain #renewalOver ends}, or finds
+	 * that it {@linkplain #cannotRenew cannot renew} one, none of their keys is an
+	 * orphan.
+	 * @return the renewal, which tells whether it {@linkplain Renewal#counts counts} for
+	 * each group
+	 */
+	synchronized Renewal renewalBegins(Collection<String> groups) {
+		Set<String> endingNow = new HashSet<>();
+		for (String group : groups) {
+			this.renewing.merge(group, 1, Integer::sum);
+			if (this.ending.contains(group)) {
+				endingNow.add(group);
+			}
+		}
+		return new Renewal(new HashSet<>(groups), endingNow);
+	}
+
+	/**
+	 * The renewal read a record that its lease no longer holds: it cannot succeed for the
+	 * group, whose key may be an orphan from now on.
+	 */
+	synchronized void cannotRenew(Renewal renewal, String group) {
+		if (renewal.groups().remove(group)) {
+			this.renewing.computeIfPresent(group, (key, count) -> (count > 1) ? count - 1 : null);
+		}
+	}
+
+	synchronized void renewalOver(Renewal renewal) {
+		for (String group : renewal.groups()) {
+			this.renewing.computeIfPresent(group, (key, count) -> (count > 1) ? count - 1 : null);
+		}
+		renewal.groups().clear();
+	}
+
+	/**
 	 * The keys on the lease that no belief has covered for its whole TTL and a renewal's
-	 * timeout more; the renewal of the given groups does not count, as it has not been
-	 * answered. The holder's engine may have sent a renewal of another group just before
-	 * its belief ended (a call of this store's own, on another thread): one that read the
-	 * record before the group is released would still extend that belief, so the group is
-	 * released only once any such renewal is over, answered or timed out.
+	 * timeout more, and that no renewal under way renews: each is being ended from now
+	 * on, until {@link #orphanEnded}. The holder's engine may have sent a renewal of
+	 * another group just before its belief ended (a call of this store's own, on another
+	 * thread): one that read the record before the group is released would still extend
+	 * that belief, so the group is released only once any such renewal is over, answered
+	 * or timed out.
 	 * @param timeout the timeout of the holder's renewals (its engine gives all its calls
 	 * one)
 	 */
-	List<Attachment> orphans(long leaseId, long ttlSeconds, Duration timeout, Set<String> renewing) {
+	synchronized List<Attachment> orphans(long leaseId, long ttlSeconds, Duration timeout) {
 		long now = System.nanoTime();
 		List<Attachment> orphans = new ArrayList<>();
 		for (Attachment attachment : this.attached.values()) {
-			if (attachment.leaseId() == leaseId && !renewing.contains(attachment.group())
+			if (attachment.leaseId() == leaseId && !this.renewing.containsKey(attachment.group())
+					&& !this.ending.contains(attachment.group())
 					&& now - attachment.beliefStartNanos() > TimeUnit.SECONDS.toNanos(ttlSeconds) + timeout.toNanos()) {
 				orphans.add(attachment);
+				this.ending.add(attachment.group());
 			}
 		}
 		return orphans;
+	}
+
+	/** The end of an orphan's key is over, done or not. */
+	synchronized void orphanEnded(Attachment orphan) {
+		this.ending.remove(orphan.group());
+	}
+
+	/**
+	 * A renewal under way.
+	 *
+	 * @param groups the groups it may still renew; guarded by the {@link NodeLeases}
+	 * @param endingAtStart its groups whose key was being ended when it began: it does
+	 * not count for them
+	 */
+	record Renewal(Set<String> groups, Set<String> endingAtStart) {
+
+		/** Whether a success of this renewal extends the belief in the group. */
+		boolean counts(String group) {
+			return !this.endingAtStart.contains(group);
+		}
+
 	}
 
 	// Warm leases for followers

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 
 import io.etcd.jetcd.ByteSequence;
@@ -140,6 +141,10 @@ public class EtcdLeaseStore
 
 	/** The highest term this store saw per group: terms survive a wiped etcd. */
 	private final SeenTerms seenTerms = new SeenTerms("etcd");
+
+	/** The highest term this store saw in any group: see {@link #nextTerm}. */
+	private final AtomicReference<TermReading> latestTerm = new AtomicReference<>(
+			new TermReading(0, System.nanoTime()));
 
 	public EtcdLeaseStore(Client client) {
 		this(client, DEFAULT_NAMESPACE);
@@ -1061,17 +1066,41 @@ public class EtcdLeaseStore
 	/**
 	 * The term of the next grant: never below this machine's clock in microseconds (etcd
 	 * tells no time), so that a group whose record went back (a restore, a hand edit)
-	 * does not hand out a term again to a candidate that had not seen the later one. The
-	 * clock is a floor for terms only, never a judge of expiry.
+	 * does not hand out a term again to a candidate that had not seen the later one; nor
+	 * below the highest term this store read in any group, advanced by the time since, so
+	 * that an instance whose clock is behind the others' (set back by hand, a virtual
+	 * machine resumed) follows theirs. The clock is a floor for terms only, never a judge
+	 * of expiry.
 	 */
 	private long nextTerm(String group, Optional<GroupRecord> record) {
-		long clockMicros = System.currentTimeMillis() * 1000;
+		long clockMicros = Math.max(System.currentTimeMillis() * 1000, this.latestTerm.get().now());
 		return Math.max(this.seenTerms.nextTerm(group, record.map(GroupRecord::term).orElse(null), clockMicros),
 				clockMicros);
 	}
 
 	private void remember(String group, long term) {
 		this.seenTerms.saw(group, term);
+		if (term > this.latestTerm.get().now()) {
+			TermReading reading = new TermReading(term, System.nanoTime());
+			this.latestTerm.accumulateAndGet(reading, (old, now) -> (now.now() > old.now()) ? now : old);
+		}
+	}
+
+	/**
+	 * A term read or granted, and when, on this machine's monotonic clock: terms follow
+	 * the instances' clocks in microseconds, so the term read advances with the time
+	 * since, as the clock of the instance that granted it does.
+	 */
+	private record TermReading(long term, long nanos) {
+
+		/**
+		 * The term as its granter's clock would give it now, capped at the largest long.
+		 */
+		long now() {
+			long advanced = this.term + (System.nanoTime() - this.nanos) / 1000;
+			return (advanced < this.term) ? Long.MAX_VALUE : advanced;
+		}
+
 	}
 
 	// etcd leases

@@ -109,6 +109,28 @@ class EtcdLostStoreDataTests extends LostStoreDataContractTests {
 		assertThat(taken.activeIn()).isGreaterThan(LEASE.minusSeconds(3));
 	}
 
+	/**
+	 * etcd tells no time, and terms follow the instances' clocks. One whose clock is an
+	 * hour behind the others' has read their terms in other groups: a group it takes
+	 * after the group's record was lost, which it never read, gets a term above them all
+	 * the same, so no term goes back.
+	 */
+	@Test
+	void anInstanceWhoseClockIsBehindGrantsAboveTheTermsItReadInOtherGroups() throws Exception {
+		EtcdLeaseStore ahead = createStore();
+		EtcdLeaseStore behind = createStore();
+		String read = "read-" + UUID.randomUUID().toString().substring(0, 8);
+		String lost = "lost-" + UUID.randomUUID().toString().substring(0, 8);
+		Lease other = ahead.tryAcquire(read, "a", LEASE, TIMEOUT).orElseThrow();
+		long hourAhead = other.term() + TimeUnit.HOURS.toMicros(1);
+		setTerm(read, hourAhead);
+		assertThat(behind.read(read, TIMEOUT).orElseThrow().term()).isEqualTo(hourAhead);
+		Lease lostLease = ahead.tryAcquire(lost, "a", LEASE, TIMEOUT).orElseThrow();
+		delete(List.of(lost));
+		Lease taken = behind.tryAcquire(lost, "b", LEASE, TIMEOUT).orElseThrow();
+		assertThat(taken.term()).isGreaterThan(hourAhead).isGreaterThan(lostLease.term());
+	}
+
 	private static String record(String group) {
 		try {
 			return client.getKVClient()

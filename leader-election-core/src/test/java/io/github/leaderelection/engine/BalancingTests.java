@@ -277,8 +277,9 @@ class BalancingTests {
 		AtomicBoolean firstJoin = new AtomicBoolean(true);
 		LeaseStore slowToJoin = new ForwardingLeaseStore(this.store) {
 
+			// The engine joins the groups waiting for a store thread together.
 			@Override
-			public void join(String group, String candidateId, Duration timeout) {
+			public void joinAll(Collection<String> groups, String candidateId, Duration timeout) {
 				if (firstJoin.compareAndSet(true, false)) {
 					advanceUntil(() -> a.leadersByCandidate().containsKey("d"));
 					// Eight rounds in which a sees d, whose first join is still on its
@@ -288,7 +289,7 @@ class BalancingTests {
 					handedOverWhileJoining.set(handedOver.get());
 					ledAllWhileJoining.set(ofA.stream().allMatch(LeaderElection::isLeader));
 				}
-				super.join(group, candidateId, timeout);
+				super.joinAll(groups, candidateId, timeout);
 			}
 
 		};

@@ -36,7 +36,8 @@ import io.github.leaderelection.chaos.ChaosNode.BeliefMode;
  * <ul>
  * <li>{@code S}: the end of the acquire call that returned term T (the engine grants only
  * after it returned), plus the lease's {@code activeIn} when positive (the engine grants
- * a lease taken over early only after that wait, counted from after the call).</li>
+ * a lease taken over early only after that wait, counted from after the call on its
+ * election clock, which the checker runs at the rates the node recorded).</li>
  * <li>{@code E}: the earliest of (a) the start of the latest acquire or renew call of
  * term T whose outcome was success or is unknown (the node died during it), plus the
  * renew deadline on the node's election clock (the engine counts its deadline from a
@@ -390,7 +391,10 @@ final class Checker {
 			List<Interval> result = new ArrayList<>();
 			for (long[] acquire : records.acquires) {
 				long term = acquire[2];
-				long start = acquire[1] + Math.max(0, acquire[3]);
+				// The wait runs on the node's clock, as its deadline does: a clock that
+				// skew-leader sped up ends it early in real time. A nanosecond less, as
+				// afterOnItsClock rounds up and this is a lower bound.
+				long start = (acquire[3] > 0) ? node.afterOnItsClock(acquire[1], acquire[3]) - 1 : acquire[1];
 				long lastStart = acquire[0];
 				for (Map.Entry<Long, long[]> renew : records.renewsByEntry.entrySet()) {
 					long[] value = renew.getValue();

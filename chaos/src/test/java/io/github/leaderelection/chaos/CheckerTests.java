@@ -282,6 +282,23 @@ class CheckerTests {
 	}
 
 	@Test
+	void aWaitBeforeActingRunsOnTheNodesOwnClock() throws IOException {
+		// From 100, a's clock runs a quarter fast: the wait of 1000 on its clock after
+		// the acquire that returned at 210 ends at 1010 in real time, and a acts then
+		// (its granted event at 1020, a probe that saw the term from 1030).
+		node("a", "library");
+		record("a", "rate", ms(100), 1.25);
+		record("a", "acquire", ms(200), ms(210), "taken", 1, ms(1000));
+		record("a", "granted", ms(1020), 1);
+		record("a", "probe", ms(1030), ms(1030), ms(1040), ms(1040), 0, 1);
+		renew("a", 1100, 1110, 1, "true");
+		this.endMillis = 2000;
+		ChaosSummary summary = check();
+		assertThat(summary.unexplainedBeliefs()).isZero();
+		assertThat(summary.violations()).isEmpty();
+	}
+
+	@Test
 	void leaderlessTimeAfterACrashIsBoundedByTheLeaseFromTheCrash() throws IOException {
 		// Bound: lease 2000 + 1.2 x retry 480 + the acquire's round trip 10 after the
 		// kill at 3000.

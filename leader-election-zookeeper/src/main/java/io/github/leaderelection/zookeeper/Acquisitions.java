@@ -144,73 +144,33 @@ final class Acquisitions {
 	Map<String, Lease> acquire(List<QueueMember> members, Duration leaseDuration, long deadline) throws Exception {
 		Map<String, Lease> taken = new LinkedHashMap<>();
 		Set<String> answered = new LinkedHashSet<>();
-		for (List<QueueMember> batch : batches(members)) {
-			try {
-				taken.putAll(acquireLocked(batch, leaseDuration, deadline));
-			}
-			catch (Exception ex) {
-				if (answered.isEmpty()) {
-					throw ex;
-				}
-				throw new BatchCutShortException(answered, taken, ex);
-			}
-			batch.forEach((done) -> answered.add(done.group));
-		}
-		return taken;
-	}
-
-	/**
-	 * Queues the members that have no place in their group's queue, as {@link #acquire}
-	 * does before it judges the groups, and takes no lease: joins of many groups, in
-	 * batches of half a packet at most. Each member then watches the node ahead of its
-	 * own.
-	 * @param members distinct members, one per group
-	 */
-	void queue(List<QueueMember> members, long deadline) throws Exception {
-		for (List<QueueMember> batch : batches(members)) {
-			QueueMember.locked(batch, () -> {
-				// A member that left while this call was under way takes no place.
-				List<QueueMember> joined = batch.stream().filter((member) -> !member.left).toList();
-				Map<QueueMember, GroupReads.Read> read = read(joined, deadline);
-				createMissingGroups(joined, read, deadline);
-				Set<QueueMember> queuedNow = enqueueMissing(joined, read, deadline);
-				if (!queuedNow.isEmpty()) {
-					read.putAll(read(List.copyOf(queuedNow), deadline));
-				}
-				for (QueueMember member : joined) {
-					GroupView view = read.get(member).view();
-					if (view != null) {
-						this.armWatch.accept(member, view);
-					}
-				}
-				return null;
-			});
-		}
-	}
-
-	/**
-	 * The members in batches that fit in half a packet, in the order their locks are
-	 * taken.
-	 */
-	private List<List<QueueMember>> batches(List<QueueMember> members) throws Exception {
-		List<List<QueueMember>> batches = new ArrayList<>();
 		List<QueueMember> batch = new ArrayList<>();
 		int bytes = 0;
 		int budget = members.isEmpty() ? 0 : this.zookeeper.batchBytes();
-		for (QueueMember member : members.stream().sorted(QueueMember.LOCK_ORDER).toList()) {
-			int size = bytes(member);
-			if (!batch.isEmpty() && (batch.size() == MAX_BATCH || bytes + size > budget)) {
-				batches.add(batch);
+		List<QueueMember> ordered = members.stream().sorted(QueueMember.LOCK_ORDER).toList();
+		for (int i = 0; i <= ordered.size(); i++) {
+			QueueMember member = (i < ordered.size()) ? ordered.get(i) : null;
+			int size = (member != null) ? bytes(member) : 0;
+			if (!batch.isEmpty() && (member == null || batch.size() == MAX_BATCH || bytes + size > budget)) {
+				try {
+					taken.putAll(acquireLocked(batch, leaseDuration, deadline));
+				}
+				catch (Exception ex) {
+					if (answered.isEmpty()) {
+						throw ex;
+					}
+					throw new BatchCutShortException(answered, taken, ex);
+				}
+				batch.forEach((done) -> answered.add(done.group));
 				batch = new ArrayList<>();
 				bytes = 0;
 			}
-			batch.add(member);
-			bytes += size;
+			if (member != null) {
+				batch.add(member);
+				bytes += size;
+			}
 		}
-		if (!batch.isEmpty()) {
-			batches.add(batch);
-		}
-		return batches;
+		return taken;
 	}
 
 	/**

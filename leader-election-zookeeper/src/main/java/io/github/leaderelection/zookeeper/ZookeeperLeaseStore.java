@@ -727,7 +727,9 @@ public class ZookeeperLeaseStore
 	@Override
 	public void join(String group, String candidateId, Duration timeout) {
 		Objects.requireNonNull(candidateId, "candidateId");
-		QueueMember member = joined(group, candidateId);
+		QueueMember member = this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
+			.compute(candidateId, (key, existing) -> (existing == null || existing.left)
+					? new QueueMember(group, candidateId, true) : existing.join());
 		execute("join the election of", group, timeout, (deadline) -> {
 			// The session's first join marks it (SessionMarks), so that its first grant,
 			// which is timed, costs no request more.
@@ -751,42 +753,6 @@ public class ZookeeperLeaseStore
 			this.watchers.notifyGroup(group);
 			return null;
 		});
-	}
-
-	/**
-	 * Joins the groups as {@link #join} joins one, with a few requests for all of them:
-	 * one read of every group, the missing group nodes and the missing queue nodes each
-	 * created with one multi-operation, and one read of the groups queued now, as large
-	 * as half a packet allows (see {@link Acquisitions#queue}); then a watch per group.
-	 * Joined one by one, the groups of a node starting with 10,000 of them took some 10
-	 * seconds of a store thread.
-	 */
-	@Override
-	public void joinAll(Collection<String> groups, String candidateId, Duration timeout) {
-		Objects.requireNonNull(candidateId, "candidateId");
-		List<String> distinct = List.copyOf(new LinkedHashSet<>(groups));
-		if (distinct.size() <= 1) {
-			distinct.forEach((group) -> join(group, candidateId, timeout));
-			return;
-		}
-		List<QueueMember> joining = new ArrayList<>();
-		for (String group : distinct) {
-			joining.add(joined(group, candidateId));
-		}
-		run("join the election of " + distinct.size() + " groups", timeout, (deadline) -> {
-			this.marks.mark(deadline);
-			this.acquisitions.queue(joining, deadline);
-			return null;
-		});
-		// Queued now: let the electors read where they stand.
-		distinct.forEach(this.watchers::notifyGroup);
-	}
-
-	/** The candidate's member in the group, recorded as joined before any write. */
-	private QueueMember joined(String group, String candidateId) {
-		return this.members.computeIfAbsent(group, (key) -> new ConcurrentHashMap<>())
-			.compute(candidateId, (key, existing) -> (existing == null || existing.left)
-					? new QueueMember(group, candidateId, true) : existing.join());
 	}
 
 	/**

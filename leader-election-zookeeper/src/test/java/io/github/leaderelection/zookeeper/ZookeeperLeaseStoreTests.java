@@ -423,39 +423,6 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
-	 * A node starting with many groups joins them all in one call: a read of every group,
-	 * one multi-operation for the group nodes missing and one for the queue nodes, and a
-	 * read of the groups queued, then a watch on the node ahead in each group. Joined one
-	 * by one, each group costs three or four requests, one round trip after another. The
-	 * places are those a join of each group gives: behind the candidates queued before.
-	 */
-	@Test
-	void joinsThreeHundredGroupsWithAFewRequestsAndAWatchEach() throws Exception {
-		RequestCountingProxy proxy = countingProxy();
-		ZookeeperLeaseStore store = store(client(proxy.connectString()));
-		ZookeeperLeaseStore other = store(client(server.getConnectString()));
-		List<String> groups = new ArrayList<>();
-		for (int i = 0; i < 300; i++) {
-			groups.add(newGroup());
-		}
-		List<String> joinedBefore = groups.subList(0, 100);
-		other.joinAll(joinedBefore, "b", TIMEOUT);
-		long before = settled(proxy);
-		store.joinAll(groups, "a", TIMEOUT);
-		assertThat(settled(proxy) - before).as("requests to join 300 groups, 100 of them created before")
-			.isLessThanOrEqualTo(300 + 8);
-		for (String group : groups) {
-			assertThat(store.participants(group, TIMEOUT)).as(group)
-				.isEqualTo(joinedBefore.contains(group) ? List.of("b", "a") : List.of("a"));
-		}
-		before = settled(proxy);
-		store.joinAll(groups, "a", TIMEOUT);
-		assertThat(settled(proxy) - before).as("requests to join 300 groups joined already").isLessThanOrEqualTo(2);
-		assertThat(store.participants(groups.get(0), TIMEOUT)).as("joining twice is joining once")
-			.isEqualTo(List.of("b", "a"));
-	}
-
-	/**
 	 * A group read once is read again without a request while nothing under it changes; a
 	 * grant, a renewal that writes or a queue node that goes makes the next read ask
 	 * ZooKeeper for that group alone, and shows the change.

@@ -1,7 +1,5 @@
 package io.github.leaderelection.engine;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Future;
@@ -42,11 +40,8 @@ final class ElectionRuntime {
 
 	private final boolean watchBeforeLeading;
 
-	/** The most joins in one call of the store; see {@link #executeJoin}. */
-	static final int JOINS_PER_CALL = 1000;
-
 	/** Joins waiting for a store thread; see {@link #executeJoin}. */
-	private final Queue<GroupMembership.Joining> joins = new ConcurrentLinkedQueue<>();
+	private final Queue<Runnable> joins = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean joinsQueued = new AtomicBoolean();
 
@@ -143,16 +138,15 @@ final class ElectionRuntime {
 	}
 
 	/**
-	 * Runs a group's join (its place in the store, its watch) on a store thread, with the
-	 * joins waiting beside it, up to {@value #JOINS_PER_CALL} in one call of the store,
-	 * for at most a quarter of a retry period per task, each task queued behind the store
-	 * tasks already waiting. A join may cost requests of its own (ZooKeeper queues a node
-	 * per group): a node starting with thousands of groups must neither hold every store
-	 * thread nor queue its first rounds, which read and take the groups in a few
-	 * requests, behind thousands of joins.
+	 * Runs a group's join (its place in the store, its watch) on a store thread, one join
+	 * after another, for at most a quarter of a retry period per task, each task queued
+	 * behind the store tasks already waiting. A join may cost requests of its own
+	 * (ZooKeeper queues a node per group): a node starting with thousands of groups must
+	 * neither hold every store thread nor queue its first rounds, which read and take the
+	 * groups in a few requests, behind thousands of joins.
 	 * @return false if closing and the join will not run
 	 */
-	boolean executeJoin(GroupMembership.Joining join) {
+	boolean executeJoin(Runnable join) {
 		if (this.closing) {
 			return false;
 		}
@@ -186,15 +180,11 @@ final class ElectionRuntime {
 		this.runningJoins.set(true);
 		try {
 			while (!this.closing && nanoTime() - until < 0) {
-				List<GroupMembership.Joining> batch = new ArrayList<>();
-				GroupMembership.Joining join;
-				while (batch.size() < JOINS_PER_CALL && (join = this.joins.poll()) != null) {
-					batch.add(join);
-				}
-				if (batch.isEmpty()) {
+				Runnable join = this.joins.poll();
+				if (join == null) {
 					break;
 				}
-				GroupMembership.joinAndWatch(batch);
+				join.run();
 			}
 		}
 		finally {

@@ -226,8 +226,7 @@ final class GroupElector implements LeaderElection {
 			// with many groups reads and takes them in a few requests, not one each.
 			this.steps.started();
 		}
-		this.runtime
-			.executeJoin(new GroupMembership.Joining(this.membership, this.steps::requestAttempt, this::holdsLease));
+		this.runtime.executeJoin(() -> this.membership.joinAndWatch(this.steps::requestAttempt, this::holdsLease));
 		logger.debug("Joined the election of group '{}' as candidate '{}'", this.group, this.candidateId);
 		this.steps.requestAttempt();
 	}

@@ -1,7 +1,6 @@
 package io.github.leaderelection.engine;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.function.BooleanSupplier;
 
 import io.github.leaderelection.spi.ChangeFeedStore;
@@ -53,67 +52,41 @@ final class GroupMembership {
 	}
 
 	/**
-	 * Joins the groups and starts watching them. Runs on a store thread of its own: a
-	 * store may queue the candidate and open a connection to watch, and that must hold up
+	 * Joins the group and starts watching it. Runs on a store thread of its own: a store
+	 * may queue the candidate and open a connection to watch, and that must hold up
 	 * neither the caller of {@code start()}, nor the election (which polls meanwhile),
-	 * nor anyone waiting for an elector's lock. The groups are joined in one call (see
-	 * {@link ChangeFeedStore#joinAll}): a store that queues candidates queues a node
-	 * starting with thousands of groups with a few requests.
-	 * @param joinings the joins of one engine's groups, which share its store, candidate
-	 * and call timeout
-	 */
-	static void joinAndWatch(List<Joining> joinings) {
-		try {
-			List<Joining> open = joinings.stream().filter((joining) -> !joining.membership().isClosed()).toList();
-			if (!open.isEmpty()) {
-				open.get(0).membership().join(open.stream().map((joining) -> joining.membership().group).toList());
-			}
-			for (Joining joining : open) {
-				joining.membership().startWatching(joining.onChange(), joining.holding());
-			}
-		}
-		finally {
-			joinings.forEach((joining) -> joining.membership().tried = true);
-		}
-	}
-
-	/**
-	 * A group's join waiting for a store thread.
-	 *
+	 * nor anyone waiting for the elector's lock.
 	 * @param onChange what a store notification does: look at the lease now
 	 * @param holding whether the candidate holds the lease: if not, it looks once the
 	 * watch is open, since a change before went unheard (and a store that queues
 	 * candidates queues a watching one); a holder's next look is its renewal
 	 */
-	record Joining(GroupMembership membership, Runnable onChange, BooleanSupplier holding) {
+	void joinAndWatch(Runnable onChange, BooleanSupplier holding) {
+		try {
+			joinAndStartWatching(onChange, holding);
+		}
+		finally {
+			this.tried = true;
+		}
 	}
 
-	private synchronized boolean isClosed() {
-		return this.closed;
-	}
-
-	private void join(List<String> groups) {
-		if (this.feed == null) {
-			return;
+	private void joinAndStartWatching(Runnable onChange, BooleanSupplier holding) {
+		synchronized (this) {
+			if (this.closed) {
+				return;
+			}
 		}
 		try {
-			this.feed.joinAll(groups, this.candidateId, this.callTimeout);
+			if (this.feed != null) {
+				this.feed.join(this.group, this.candidateId, this.callTimeout);
+			}
 		}
 		catch (Exception ex) {
 			// The store keeps the candidate and takes its place when it can; meanwhile
 			// the candidate still takes a lease it finds free.
-			if (groups.size() == 1) {
-				logger.warn("Could not join group '{}' in the {} store yet; the store retries", groups.get(0),
-						this.store.backend(), ex);
-			}
-			else {
-				logger.warn("Could not join {} groups (the first: '{}') in the {} store yet; the store retries",
-						groups.size(), groups.get(0), this.store.backend(), ex);
-			}
+			logger.warn("Could not join group '{}' in the {} store yet; the store retries", this.group,
+					this.store.backend(), ex);
 		}
-	}
-
-	private void startWatching(Runnable onChange, BooleanSupplier holding) {
 		AutoCloseable opened;
 		try {
 			opened = (this.feed != null) ? this.feed.watch(this.group, onChange) : () -> {

@@ -1,7 +1,6 @@
 package io.github.leaderelection.spi;
 
 import java.time.Duration;
-import java.util.Collection;
 
 /**
  * A store that can tell the engine at once when a group's lease may have changed
@@ -36,37 +35,6 @@ public interface ChangeFeedStore extends LeaseStore {
 	 * @param timeout how long the call may take
 	 */
 	default void join(String group, String candidateId, Duration timeout) {
-	}
-
-	/**
-	 * Joins many groups as {@link #join} joins one: a store that queues candidates may
-	 * queue them all with a few requests, where a join per group costs a few requests
-	 * each (a node starting with thousands of groups). The engine calls this for the
-	 * groups whose joins wait for a store thread together. This default joins them one by
-	 * one, each with the whole timeout, and throws the first failure once it has tried
-	 * them all.
-	 * @param groups the groups
-	 * @param candidateId the candidate
-	 * @param timeout how long the call may take
-	 */
-	default void joinAll(Collection<String> groups, String candidateId, Duration timeout) {
-		RuntimeException failure = null;
-		for (String group : groups) {
-			try {
-				join(group, candidateId, timeout);
-			}
-			catch (RuntimeException ex) {
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
-					failure.addSuppressed(ex);
-				}
-			}
-		}
-		if (failure != null) {
-			throw failure;
-		}
 	}
 
 	/**

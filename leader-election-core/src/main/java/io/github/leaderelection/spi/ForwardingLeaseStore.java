@@ -113,13 +113,6 @@ public abstract class ForwardingLeaseStore
 	}
 
 	@Override
-	public void joinAll(Collection<String> groups, String candidateId, Duration timeout) {
-		if (this.delegate instanceof ChangeFeedStore feed) {
-			feed.joinAll(groups, candidateId, timeout);
-		}
-	}
-
-	@Override
 	public void leave(String group, String candidateId, Duration timeout) {
 		if (this.delegate instanceof ChangeFeedStore feed) {
 			feed.leave(group, candidateId, timeout);

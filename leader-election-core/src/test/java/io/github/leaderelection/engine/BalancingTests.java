@@ -277,9 +277,8 @@ class BalancingTests {
 		AtomicBoolean firstJoin = new AtomicBoolean(true);
 		LeaseStore slowToJoin = new ForwardingLeaseStore(this.store) {
 
-			// The engine joins the groups waiting for a store thread together.
 			@Override
-			public void joinAll(Collection<String> groups, String candidateId, Duration timeout) {
+			public void join(String group, String candidateId, Duration timeout) {
 				if (firstJoin.compareAndSet(true, false)) {
 					advanceUntil(() -> a.leadersByCandidate().containsKey("d"));
 					// Eight rounds in which a sees d, whose first join is still on its
@@ -289,7 +288,7 @@ class BalancingTests {
 					handedOverWhileJoining.set(handedOver.get());
 					ledAllWhileJoining.set(ofA.stream().allMatch(LeaderElection::isLeader));
 				}
-				super.joinAll(groups, candidateId, timeout);
+				super.join(group, candidateId, timeout);
 			}
 
 		};

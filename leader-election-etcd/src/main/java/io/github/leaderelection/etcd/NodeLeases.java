@@ -170,14 +170,15 @@ final class NodeLeases {
 	 * each group
 	 */
 	synchronized Renewal renewalBegins(Collection<String> groups) {
+		Set<String> distinct = new HashSet<>(groups);
 		Set<String> endingNow = new HashSet<>();
-		for (String group : groups) {
+		for (String group : distinct) {
 			this.renewing.merge(group, 1, Integer::sum);
 			if (this.ending.contains(group)) {
 				endingNow.add(group);
 			}
 		}
-		return new Renewal(new HashSet<>(groups), endingNow);
+		return new Renewal(distinct, endingNow);
 	}
 
 	/**

@@ -12,11 +12,11 @@ import org.slf4j.LoggerFactory;
  * The log lines of an engine's store outages, across its groups: a store that stops
  * answering fails every group's calls at once, and a batch of thousands of groups would
  * otherwise say so thousands of times. The first group to fail says it at WARN, and so
- * does any group that fails otherwise (another message); the others that fail alike say
- * it at DEBUG. When the last failing group reaches the store again, that is said at INFO
- * with how many groups had failed; the other recoveries at DEBUG. Logged under
- * {@link StoreHealth}'s name, the logger the group's store health has always used.
- * Thread-safe.
+ * does the first group that fails otherwise (another message, such as a batch of another
+ * size that ran out of time); the others that fail alike say it at DEBUG. When the last
+ * failing group reaches the store again, that is said at INFO with how many groups had
+ * failed; the other recoveries at DEBUG. Logged under {@link StoreHealth}'s name, the
+ * logger the group's store health has always used. Thread-safe.
  */
 final class StoreOutages {
 
@@ -28,8 +28,10 @@ final class StoreOutages {
 
 	private final Set<String> failing = new HashSet<>();
 
-	/** What the outage's first failure said; null when no group fails. */
-	private @Nullable String cause;
+	/**
+	 * What the outage's failures said, each said once at WARN; empty when no group fails.
+	 */
+	private final Set<String> causes = new HashSet<>();
 
 	/** The groups that failed since the outage began, recovered since or not. */
 	private final Set<String> failedInOutage = new HashSet<>();
@@ -44,10 +46,7 @@ final class StoreOutages {
 		this.failing.add(group);
 		this.failedInOutage.add(group);
 		String message = ex.toString();
-		if (this.cause == null || !this.cause.equals(message)) {
-			if (this.cause == null) {
-				this.cause = message;
-			}
+		if (this.causes.add(message)) {
 			logger.warn("Election of group '{}' failed on the {} store (retrying every {}): {}", group, this.backend,
 					this.retryPeriod, message);
 			logger.debug("Store failure detail", ex);
@@ -70,7 +69,7 @@ final class StoreOutages {
 		String others = (failed > 1) ? ", the last of " + failed + " groups that failed" : "";
 		logger.info("Election of group '{}' reached the {} store again after {} failed attempts{}", group, this.backend,
 				failedAttempts, others);
-		this.cause = null;
+		this.causes.clear();
 		this.failedInOutage.clear();
 	}
 

@@ -79,6 +79,17 @@ class StoreOutagesTests {
 	}
 
 	@Test
+	void groupsOfABatchThatFailsOtherwiseSayItOnceAtWarn() {
+		this.outages.failed("orders", new LeaderElectionException("Could not read 9999 groups: timed out"));
+		for (int i = 0; i < 100; i++) {
+			this.outages.failed("group-" + i, new LeaderElectionException("Could not read 9202 groups: timed out"));
+		}
+		assertThat(linesAt(Level.WARN)).hasSize(2)
+			.anySatisfy((line) -> assertThat(line).contains("'orders'", "9999"))
+			.anySatisfy((line) -> assertThat(line).contains("'group-0'", "9202"));
+	}
+
+	@Test
 	void aSingleGroupsOutageReadsAsBefore() {
 		this.outages.failed("orders", new LeaderElectionException("Connection refused"));
 		this.outages.recovered("orders", 2);

@@ -182,20 +182,23 @@ final class NodeLeases {
 	}
 
 	/**
-	 * The renewal read a record that its lease no longer holds: it cannot succeed for the
-	 * group, whose key may be an orphan from now on.
+	 * The renewal cannot succeed for the group: it read a record that its lease no longer
+	 * holds, or the group's key was being ended when it began. The key may be an orphan
+	 * from now on.
 	 */
 	synchronized void cannotRenew(Renewal renewal, String group) {
 		if (renewal.groups().remove(group)) {
-			this.renewing.computeIfPresent(group, (key, count) -> (count > 1) ? count - 1 : null);
+			stopRenewing(group);
 		}
 	}
 
 	synchronized void renewalOver(Renewal renewal) {
-		for (String group : renewal.groups()) {
-			this.renewing.computeIfPresent(group, (key, count) -> (count > 1) ? count - 1 : null);
-		}
+		renewal.groups().forEach(this::stopRenewing);
 		renewal.groups().clear();
+	}
+
+	private void stopRenewing(String group) {
+		this.renewing.computeIfPresent(group, (key, count) -> (count > 1) ? count - 1 : null);
 	}
 
 	/**

@@ -18,7 +18,6 @@ import io.github.leaderelection.spi.Lease;
 import io.github.leaderelection.spi.RunRecordStore;
 
 import static io.github.leaderelection.jdbc.SqlRunner.prepare;
-import static io.github.leaderelection.jdbc.SqlRunner.transaction;
 import static io.github.leaderelection.jdbc.SqlRunner.update;
 
 /**
@@ -51,28 +50,49 @@ final class JdbcRunRecords {
 		return runs;
 	}
 
+	/**
+	 * Claims the run in single statements on a connection in auto-commit mode (see
+	 * {@link RunRecordSql}): over the job's row when it has one the run may follow, else
+	 * as its first row; when another claim wrote the first row meanwhile, over that row.
+	 */
 	static boolean claimRun(Connection connection, RunRecordSql sql, Lease lease, RunRecord run, Duration minInterval,
 			Duration timeout) throws SQLException {
 		if (!RunRecordStore.isClaimedUnder(lease, run)) {
 			return false;
 		}
-		return transaction(connection, () -> {
-			if (!exists(connection, sql.lockLease(), timeout, lease.group(), lease.holder(), lease.term())) {
-				return false;
+		if (claimOver(connection, sql, run, minInterval, timeout)) {
+			return true;
+		}
+		try {
+			return update(connection, sql.claimFirst(), timeout, run.group(), run.job(), run.tick(), run.holder(),
+					run.term(), run.started().toEpochMilli(), run.outcome().name(), run.group(), run.holder(),
+					run.term()) > 0;
+		}
+		catch (SQLException ex) {
+			if (!JdbcLeaseStore.isDuplicateKey(ex)) {
+				throw ex;
 			}
-			Optional<RunRecord> last = readRun(connection, sql.lockRun(), run.group(), run.job(), timeout);
-			if (!run.mayFollow(last.orElse(null), minInterval)) {
-				return false;
-			}
-			if (last.isPresent()) {
-				return update(connection, sql.update(), timeout, run.tick(), run.holder(), run.term(),
-						run.started().toEpochMilli(), run.outcome().name(), run.group(), run.job()) > 0;
-			}
-			// No row yet: the lease row's lock keeps other claims of the group out until
-			// this one commits.
-			return update(connection, sql.insert(), timeout, run.group(), run.job(), run.tick(), run.holder(),
-					run.term(), run.started().toEpochMilli(), run.outcome().name()) > 0;
-		});
+			return claimOver(connection, sql, run, minInterval, timeout);
+		}
+	}
+
+	private static boolean claimOver(Connection connection, RunRecordSql sql, RunRecord run, Duration minInterval,
+			Duration timeout) throws SQLException {
+		long latestTick = latestTickToFollow(run.tick(), minInterval);
+		return update(connection, sql.claimOver(), timeout, run.tick(), run.holder(), run.term(),
+				run.started().toEpochMilli(), run.outcome().name(), run.group(), run.job(), run.tick(), latestTick,
+				run.term(), run.group(), run.holder(), run.term()) > 0;
+	}
+
+	/**
+	 * The latest tick of a last run that a run at the given tick may follow, as
+	 * {@link RunRecord#mayFollow} has it: the tick minus the minimum interval.
+	 */
+	private static long latestTickToFollow(long tick, Duration minInterval) {
+		long interval = minInterval.toMillis();
+		long latest = tick - interval;
+		// Overflow only on ticks far before the epoch: then no tick is early enough.
+		return (interval > 0 && latest > tick) ? Long.MIN_VALUE : latest;
 	}
 
 	static boolean finishRun(Connection connection, RunRecordSql sql, RunRecord ended, Duration timeout)
@@ -98,14 +118,6 @@ final class JdbcRunRecords {
 		return new RunRecord(group, job, row.getLong(skipped + 1), row.getString(skipped + 2), row.getLong(skipped + 3),
 				Instant.ofEpochMilli(row.getLong(skipped + 4)), endedAt,
 				RunOutcome.valueOf(row.getString(skipped + 6)));
-	}
-
-	private static boolean exists(Connection connection, String query, Duration timeout, Object... parameters)
-			throws SQLException {
-		try (PreparedStatement statement = prepare(connection, query, timeout, parameters);
-				ResultSet rows = statement.executeQuery()) {
-			return rows.next();
-		}
 	}
 
 }

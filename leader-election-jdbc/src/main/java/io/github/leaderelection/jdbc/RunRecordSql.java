@@ -4,25 +4,24 @@ import java.util.function.UnaryOperator;
 
 /**
  * The statements on the table of run records ({@link TableName#runs}), rendered for a
- * dialect. A claim runs in one transaction: it locks the group's lease row, if it still
- * has the claiming holder and term and has not expired by the database clock, then the
- * job's row, and writes the run only if its tick is later than the row's. The lease row's
- * lock orders a claim with every take-over of the group.
+ * dialect. A claim writes the run only while the group's lease row still has the claiming
+ * holder and term and has not expired by the database clock, and only over a run it may
+ * follow, both checked by the statement that writes it: no lock outlives a statement. A
+ * claim held open across round trips would lock the lease row for as long as its process
+ * is frozen (a pause, a stopped process, a long collection), and keep every other
+ * candidate from taking the group when its lease ends.
  *
  * @param table the name of the table
  * @param ddl the statement that creates it, the same for every dialect
- * @param lockLease locks the lease row that has the group, holder and term and has not
- * expired
- * @param lockRun reads and locks the job's row
+ * @param claimOver replaces the job's row with a later run, under a live lease
+ * @param claimFirst writes the job's first row, under a live lease
  * @param read reads the job's row
  * @param readGroup reads the rows of every job of the group, by job name
- * @param insert writes the job's first row
- * @param update replaces the job's row with a later run
  * @param finish writes the end of the run the job's row still has
  * @param verify checks that the table has the columns
  */
-record RunRecordSql(String table, String ddl, String lockLease, String lockRun, String read, String readGroup,
-		String insert, String update, String finish, String verify) {
+record RunRecordSql(String table, String ddl, String claimOver, String claimFirst, String read, String readGroup,
+		String finish, String verify) {
 
 	private static final String DDL = """
 			CREATE TABLE IF NOT EXISTS {runs} (
@@ -39,23 +38,25 @@ record RunRecordSql(String table, String ddl, String lockLease, String lockRun, 
 
 	private static final String COLUMNS = "tick_ms, holder_id, term, started_ms, ended_ms, outcome";
 
-	private static final String LOCK_LEASE = "SELECT term FROM {leases} WHERE group_name = ? AND holder_id = ? "
-			+ "AND term = ? AND lease_until_ms > {now} FOR UPDATE";
+	private static final String LIVE_LEASE = "EXISTS (SELECT 1 FROM {leases} WHERE group_name = ? AND holder_id = ? "
+			+ "AND term = ? AND lease_until_ms > {now})";
 
-	private static final String LOCK_RUN = "SELECT " + COLUMNS + " FROM {runs} WHERE group_name = ? AND job_name = ? "
-			+ "FOR UPDATE";
+	// A later tick, at least the minimum interval after the row's (passed as the tick
+	// minus that interval), in a term at least the row's.
+	private static final String CLAIM_OVER = "UPDATE {runs} SET tick_ms = ?, holder_id = ?, term = ?, started_ms = ?, "
+			+ "ended_ms = NULL, outcome = ? WHERE group_name = ? AND job_name = ? AND tick_ms < ? AND tick_ms <= ? "
+			+ "AND term <= ? AND " + LIVE_LEASE;
+
+	// A claimed run has not ended: ended_ms is left to its default, NULL. A row written
+	// meanwhile by another claim makes this one fail on the primary key.
+	private static final String CLAIM_FIRST = "INSERT INTO {runs} (group_name, job_name, tick_ms, holder_id, term, "
+			+ "started_ms, outcome) SELECT ?, ?, ?, ?, ?, ?, ? FROM {leases} WHERE group_name = ? AND holder_id = ? "
+			+ "AND term = ? AND lease_until_ms > {now}";
 
 	private static final String READ = "SELECT " + COLUMNS + " FROM {runs} WHERE group_name = ? AND job_name = ?";
 
 	private static final String READ_GROUP = "SELECT job_name, " + COLUMNS + " FROM {runs} WHERE group_name = ? "
 			+ "ORDER BY job_name";
-
-	// A claimed run has not ended: ended_ms is written NULL as a literal, not bound.
-	private static final String INSERT = "INSERT INTO {runs} (group_name, job_name, " + COLUMNS
-			+ ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?)";
-
-	private static final String UPDATE = "UPDATE {runs} SET tick_ms = ?, holder_id = ?, term = ?, started_ms = ?, "
-			+ "ended_ms = NULL, outcome = ? WHERE group_name = ? AND job_name = ?";
 
 	private static final String FINISH = "UPDATE {runs} SET ended_ms = ?, outcome = ? WHERE group_name = ? "
 			+ "AND job_name = ? AND tick_ms = ? AND holder_id = ? AND term = ?";
@@ -72,9 +73,8 @@ record RunRecordSql(String table, String ddl, String lockLease, String lockRun, 
 		UnaryOperator<String> render = (template) -> template.replace("{runs}", runs)
 			.replace("{leases}", leasesTable)
 			.replace("{now}", dialect.nowMillis());
-		return new RunRecordSql(runs, ddl(runs), render.apply(LOCK_LEASE), render.apply(LOCK_RUN), render.apply(READ),
-				render.apply(READ_GROUP), render.apply(INSERT), render.apply(UPDATE), render.apply(FINISH),
-				render.apply(VERIFY));
+		return new RunRecordSql(runs, ddl(runs), render.apply(CLAIM_OVER), render.apply(CLAIM_FIRST),
+				render.apply(READ), render.apply(READ_GROUP), render.apply(FINISH), render.apply(VERIFY));
 	}
 
 }

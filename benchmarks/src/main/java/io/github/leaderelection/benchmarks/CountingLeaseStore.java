@@ -27,8 +27,14 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 	/** Time spent in calls by method, in nanoseconds. */
 	final Map<String, LongAdder> nanosByMethod = new ConcurrentSkipListMap<>();
 
-	CountingLeaseStore(LeaseStore delegate) {
+	private final Participant.Events events;
+
+	/**
+	 * @param events told of each call as it ends
+	 */
+	CountingLeaseStore(LeaseStore delegate, Participant.Events events) {
 		super(delegate);
+		this.events = events;
 	}
 
 	private <T> T count(String method, Supplier<T> call) {
@@ -43,7 +49,9 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 			throw ex;
 		}
 		finally {
-			this.nanosByMethod.computeIfAbsent(method, (m) -> new LongAdder()).add(System.nanoTime() - start);
+			long end = System.nanoTime();
+			this.nanosByMethod.computeIfAbsent(method, (m) -> new LongAdder()).add(end - start);
+			this.events.called(method, start, end);
 		}
 	}
 
@@ -103,6 +111,14 @@ final class CountingLeaseStore extends ForwardingLeaseStore {
 	public void removeCandidate(String candidateId, Duration timeout) {
 		count("removeCandidate", () -> {
 			super.removeCandidate(candidateId, timeout);
+			return null;
+		});
+	}
+
+	@Override
+	public void leave(String group, String candidateId, Duration timeout) {
+		count("leave", () -> {
+			super.leave(group, candidateId, timeout);
 			return null;
 		});
 	}

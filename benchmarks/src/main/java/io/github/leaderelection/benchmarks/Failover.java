@@ -52,9 +52,10 @@ final class Failover {
 		List<Double> samples = new ArrayList<>();
 		List<String> failures = new ArrayList<>();
 		List<Double> leaderStops = new ArrayList<>();
+		Map<String, List<Double>> handOver = new LinkedHashMap<>();
 		for (int i = 0; i < trials; i++) {
 			try {
-				samples.add(crash ? crashOnce() : stopOnce(leaderStops));
+				samples.add(crash ? crashOnce() : stopOnce(leaderStops, handOver));
 				this.leader = this.follower;
 				this.follower = startFollower();
 			}
@@ -78,6 +79,10 @@ final class Failover {
 			// released the lease.
 			result.put("leaderStopP50Ms", Stats.percentile(leaderStops, 50));
 			result.put("leaderStopSamplesMs", leaderStops);
+			Map<String, Object> parts = new LinkedHashMap<>();
+			handOver.forEach((part, millis) -> parts.put(part, Stats.percentile(millis, 50)));
+			result.put("handOverP50Ms", parts);
+			System.err.printf("  %s graceful hand-over, p50 of each part (ms): %s%n", this.contender.id(), parts);
 		}
 		System.err.printf("  %s %s: p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d trials, %d failed)%n",
 				this.contender.id(), crash ? "crash" : "graceful", Stats.percentile(samples, 50),
@@ -96,7 +101,14 @@ final class Failover {
 		return (granted.nanos() - killed) / 1e6;
 	}
 
-	private double stopOnce(List<Double> leaderStops) throws Exception {
+	/**
+	 * @param handOver where each part of the hand-over goes, in milliseconds, by name: on
+	 * the leader, from the stop to its release call and each store call of its stop; on
+	 * the follower, from the end of that release to its first store call that ended after
+	 * it, the time in each method of those calls, and from the last of them to the grant
+	 * (this starter's nodes only; the others make no calls the benchmark sees)
+	 */
+	private double stopOnce(List<Double> leaderStops, Map<String, List<Double>> handOver) throws Exception {
 		this.leader.send("stop");
 		NodeProcess.Event stopping = this.leader.await("STOPPING", 10000);
 		NodeProcess.Event released = this.leader.await("RELEASED", 30000);
@@ -106,7 +118,39 @@ final class Failover {
 			throw new IllegalStateException("The follower was granted before the stop");
 		}
 		leaderStops.add((released.nanos() - stopping.nanos()) / 1e6);
+		// The leader's calls during its stop, the follower's from the end of the release.
+		long releaseEnd = 0;
+		for (NodeProcess.Event call : this.leader.takeAll("CALL")) {
+			String[] parts = call.line().split(" ");
+			long end = Long.parseLong(parts[3]);
+			if (call.nanos() >= stopping.nanos() && end <= released.nanos()) {
+				if (parts[2].equals("release") && releaseEnd == 0) {
+					releaseEnd = end;
+					part(handOver, "leader: stop to release", call.nanos() - stopping.nanos());
+				}
+				part(handOver, "leader: " + parts[2], end - call.nanos());
+			}
+		}
+		List<long[]> calls = new ArrayList<>();
+		Map<String, Long> byMethod = new LinkedHashMap<>();
+		for (NodeProcess.Event call : this.follower.takeAll("CALL")) {
+			String[] parts = call.line().split(" ");
+			long end = Long.parseLong(parts[3]);
+			if (releaseEnd != 0 && end > releaseEnd && end <= granted.nanos()) {
+				calls.add(new long[] { call.nanos(), end });
+				byMethod.merge(parts[2], end - call.nanos(), Long::sum);
+			}
+		}
+		if (!calls.isEmpty()) {
+			part(handOver, "follower: release to first call", calls.get(0)[0] - releaseEnd);
+			byMethod.forEach((method, nanos) -> part(handOver, "follower: " + method, nanos));
+			part(handOver, "follower: last call to grant", granted.nanos() - calls.get(calls.size() - 1)[1]);
+		}
 		return (granted.nanos() - stopping.nanos()) / 1e6;
+	}
+
+	private static void part(Map<String, List<Double>> handOver, String name, long nanos) {
+		handOver.computeIfAbsent(name, (n) -> new ArrayList<>()).add(nanos / 1e6);
 	}
 
 	private void startPair() throws Exception {
@@ -124,7 +168,7 @@ final class Failover {
 
 	private NodeProcess start() throws Exception {
 		NodeProcess node = NodeProcess.start(this.contender, "n" + (this.nodes++), 1, 1, this.timing, true, null,
-				this.logDir, NodeProcess.FAILOVER_JVM_OPTIONS);
+				this.logDir, NodeProcess.FAILOVER_JVM_OPTIONS, List.of(NodeMain.TRACE_CALLS));
 		node.await("READY", 60000);
 		return node;
 	}

@@ -30,6 +30,12 @@ public final class NodeMain {
 	private static final PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out),
 			true, StandardCharsets.UTF_8);
 
+	/**
+	 * The node option that has the node report each store call of this starter's engine
+	 * ({@code @CALL start method end}).
+	 */
+	static final String TRACE_CALLS = "trace-calls";
+
 	private NodeMain() {
 	}
 
@@ -43,15 +49,20 @@ public final class NodeMain {
 		Timing timing = Timing.parse(args[4]);
 		boolean autostart = Boolean.parseBoolean(args[5]);
 		int balanceWeight = 0;
+		boolean traceCalls = false;
 		for (int i = 6; i < args.length; i++) {
 			if (args[i].startsWith("balance=")) {
 				balanceWeight = Integer.parseInt(args[i].substring(8));
+			}
+			else if (args[i].equals(TRACE_CALLS)) {
+				traceCalls = true;
 			}
 			else {
 				throw new IllegalArgumentException("Unknown node option " + args[i]);
 			}
 		}
 		List<String> groups = groups(groupCount);
+		boolean tracing = traceCalls;
 		List<Participant> participants = new ArrayList<>();
 		for (int i = 0; i < candidates; i++) {
 			String candidateId = (candidates == 1) ? nodeId : nodeId + "-c" + i;
@@ -70,6 +81,13 @@ public final class NodeMain {
 						@Override
 						public void released() {
 							emit("@RELEASED " + System.nanoTime());
+						}
+
+						@Override
+						public void called(String method, long startNanos, long endNanos) {
+							if (tracing) {
+								emit("@CALL " + startNanos + " " + method + " " + endNanos);
+							}
 						}
 					}));
 		}

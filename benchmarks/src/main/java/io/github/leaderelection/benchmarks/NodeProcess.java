@@ -134,6 +134,21 @@ final class NodeProcess implements AutoCloseable {
 		}
 	}
 
+	/** Takes this node's events of a type that no call took yet, oldest first. */
+	List<Event> takeAll(String type) {
+		List<Event> taken = new ArrayList<>();
+		synchronized (this.own) {
+			for (java.util.Iterator<Event> it = this.own.iterator(); it.hasNext();) {
+				Event event = it.next();
+				if (event.type.equals(type)) {
+					it.remove();
+					taken.add(event);
+				}
+			}
+		}
+		return taken;
+	}
+
 	void send(String command) throws IOException {
 		this.jvm.send(command);
 	}

@@ -57,6 +57,13 @@ interface Participant extends AutoCloseable {
 		default void released() {
 		}
 
+		/**
+		 * A store call of this starter's engine ended (where the node traces calls): its
+		 * method and when it was sent and answered, {@link System#nanoTime()}.
+		 */
+		default void called(String method, long startNanos, long endNanos) {
+		}
+
 	}
 
 }

@@ -160,7 +160,7 @@ final class Participants {
 				Events events) {
 			this.events = events;
 			LeaseStore lease = leaseStore(storeKind, timing, this.resources);
-			this.store = new CountingLeaseStore(lease);
+			this.store = new CountingLeaseStore(lease, events);
 			LeaderElectionEngine.Builder builder = LeaderElectionEngine.builder(this.store);
 			if (balanceWeight > 0) {
 				builder.balance(balanceWeight, Map.of());

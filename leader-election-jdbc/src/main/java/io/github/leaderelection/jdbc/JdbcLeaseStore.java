@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -500,25 +501,29 @@ public class JdbcLeaseStore
 
 	/**
 	 * Runs a write that may free the lease or change its holder. Where the database can
-	 * push, the group's watchers are notified in the same transaction, so they hear of it
-	 * once it is committed and only if it changed a row. A take-over is not announced:
-	 * the others learn that the lease is held when they next try, which is soon enough.
+	 * push, the same statement notifies the group's watchers, so they hear of it once it
+	 * is committed and only if it changed a row, and no lock outlives the statement. A
+	 * take-over is not announced: the others learn that the lease is held when they next
+	 * try, which is soon enough.
+	 * @return the rows written
 	 */
-	private int announced(Connection connection, LeaseSql sql, String group, Duration timeout, String statement,
+	private int announced(Connection connection, LeaseSql sql, String group, Duration timeout, String write,
 			Object... parameters) throws SQLException {
-		String announce = sql.announce();
-		if (announce == null) {
-			return update(connection, statement, timeout, parameters);
+		String announcing = sql.announcing(write);
+		if (announcing == null) {
+			return update(connection, write, timeout, parameters);
 		}
-		return transaction(connection, () -> {
-			int changed = update(connection, statement, timeout, parameters);
-			if (changed > 0) {
-				try (PreparedStatement notify = prepare(connection, announce, timeout, this.channel, group)) {
-					notify.execute();
-				}
+		Object[] withChannel = Arrays.copyOf(parameters, parameters.length + 2);
+		withChannel[parameters.length] = this.channel;
+		withChannel[parameters.length + 1] = group;
+		int changed = 0;
+		try (PreparedStatement statement = prepare(connection, announcing, timeout, withChannel);
+				ResultSet rows = statement.executeQuery()) {
+			while (rows.next()) {
+				changed++;
 			}
-			return changed;
-		});
+		}
+		return changed;
 	}
 
 	/**

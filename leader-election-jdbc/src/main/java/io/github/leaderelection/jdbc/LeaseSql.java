@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The statements of a {@link JdbcLeaseStore} on one group, rendered once for its dialect
  * and table from templates that differ between databases only in the clock expression,
- * and the dialect's {@linkplain SqlDialect#announce() notify query}, {@code null} where
- * the database cannot push. The statements on many groups at once are in
+ * and the dialect's {@linkplain SqlDialect#announce() announcing query}, {@code null}
+ * where the database cannot push. The statements on many groups at once are in
  * {@link BatchSql}; those on the table of live candidates that balancing reads are in
  * {@link #candidates()}.
  */
@@ -134,6 +134,14 @@ record LeaseSql(SqlDialect dialect, String read, String acquire, String insert, 
 	 */
 	static String candidatesDdl(String table) {
 		return CANDIDATES_DDL.replace("{table}", table);
+	}
+
+	/**
+	 * The write as one query that also announces it (see {@link SqlDialect#announce()}),
+	 * or {@code null} where the database cannot push.
+	 */
+	@Nullable String announcing(String write) {
+		return (this.announce != null) ? this.announce.replace("{write}", write) : null;
 	}
 
 	static LeaseSql of(SqlDialect dialect, String table) {

@@ -23,12 +23,14 @@ enum SqlDialect {
 
 	/**
 	 * PostgreSQL. {@code statement_timestamp()} rather than {@code now()}, which stays at
-	 * the start of the transaction. A notification sent inside a transaction is delivered
-	 * on commit only.
+	 * the start of the transaction. A write is announced by the statement that makes it
+	 * (a data-modifying {@code WITH}), once for each row it changed; the notification is
+	 * delivered when the statement commits, and only then.
 	 */
 	POSTGRESQL("CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)",
-			"CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000000) AS BIGINT)", "SELECT pg_notify(?, ?)",
-			"{update} RETURNING {column}", "PostgreSQL"),
+			"CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000000) AS BIGINT)",
+			"WITH changed AS ({write} RETURNING 1) SELECT pg_notify(?, ?) FROM changed", "{update} RETURNING {column}",
+			"PostgreSQL"),
 
 	/**
 	 * H2 in any compatibility mode. {@code EXTRACT(EPOCH ...)} honours the offset of
@@ -77,9 +79,10 @@ enum SqlDialect {
 	}
 
 	/**
-	 * Returns a query that notifies the listeners of a channel (first parameter) of a
-	 * change to a group (second parameter), or {@code null} for a database that cannot
-	 * push.
+	 * Returns the template of a query that runs a write ({@code {write}}, an
+	 * {@code UPDATE} or {@code INSERT}) and notifies the listeners of a channel (the
+	 * parameter after the write's) of a change to a group (the last parameter), once for
+	 * each row written; or {@code null} for a database that cannot push.
 	 */
 	@Nullable String announce() {
 		return this.announce;

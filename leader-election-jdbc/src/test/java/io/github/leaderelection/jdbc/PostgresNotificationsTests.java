@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -94,6 +96,32 @@ class PostgresNotificationsTests {
 		admin.release(lease, TIMEOUT);
 		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> changes.get() == 5);
 		assertThat(otherChanges).hasValue(1);
+	}
+
+	/**
+	 * A leader frozen right after the statement of its release (a stopped process, a long
+	 * pause) holds nothing: the release and its announcement are one statement, so no
+	 * transaction stays open with the row locked.
+	 */
+	@Test
+	void aLeaderFrozenAfterItsReleaseLeavesTheGroupToBeTaken() throws Exception {
+		FreezingDataSource freezing = new FreezingDataSource(this.dataSource);
+		JdbcLeaseStore leader = new JdbcLeaseStore(freezing, this.table.name(), true);
+		this.cleanup.add(leader);
+		JdbcLeaseStore other = store(this.table.name(), true);
+		Lease lease = leader.tryAcquire(GROUP, "a", LIVE, TIMEOUT).orElseThrow();
+		freezing.freezeAfterNextStatement();
+		CompletableFuture<Void> release = CompletableFuture.runAsync(() -> leader.release(lease, TIMEOUT));
+		try {
+			assertThat(freezing.awaitFrozen(10)).as("the release froze").isTrue();
+			assertThat(other.tryAcquire(GROUP, "b", LIVE, Duration.ofSeconds(3)))
+				.as("the group taken while the releasing process is frozen")
+				.isPresent();
+		}
+		finally {
+			freezing.thaw();
+			release.get(10, TimeUnit.SECONDS);
+		}
 	}
 
 	@Test

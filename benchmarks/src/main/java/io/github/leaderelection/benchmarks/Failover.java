@@ -118,7 +118,16 @@ final class Failover {
 			throw new IllegalStateException("The follower was granted before the stop");
 		}
 		leaderStops.add((released.nanos() - stopping.nanos()) / 1e6);
-		// The leader's calls during its stop, the follower's from the end of the release.
+		timeParts(stopping, released, granted, handOver);
+		return (granted.nanos() - stopping.nanos()) / 1e6;
+	}
+
+	/**
+	 * Adds the parts of a graceful hand-over: the leader's calls during its stop, the
+	 * follower's from the end of the release to the grant.
+	 */
+	private void timeParts(NodeProcess.Event stopping, NodeProcess.Event released, NodeProcess.Event granted,
+			Map<String, List<Double>> handOver) {
 		long releaseEnd = 0;
 		for (NodeProcess.Event call : this.leader.takeAll("CALL")) {
 			String[] parts = call.line().split(" ");
@@ -146,7 +155,6 @@ final class Failover {
 			byMethod.forEach((method, nanos) -> part(handOver, "follower: " + method, nanos));
 			part(handOver, "follower: last call to grant", granted.nanos() - calls.get(calls.size() - 1)[1]);
 		}
-		return (granted.nanos() - stopping.nanos()) / 1e6;
 	}
 
 	private static void part(Map<String, List<Double>> handOver, String name, long nanos) {

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
@@ -213,7 +212,7 @@ public class ZookeeperLeaseStore
 	@Override
 	public Optional<Lease> read(String group, Duration timeout) {
 		return execute("read the lease of", group, timeout,
-				(deadline) -> lease(group, watchedView(group, deadline), deadline));
+				(deadline) -> lease(group, view(group, deadline), deadline));
 	}
 
 	/**
@@ -292,9 +291,7 @@ public class ZookeeperLeaseStore
 
 	private Optional<Lease> acquire(QueueMember member, Duration leaseDuration, long deadline) throws Exception {
 		long session = this.marks.mark(deadline);
-		// As the follower's read just found it, unless it changed since: the grant checks
-		// the group node's version, so a view gone stale fails the grant, not the lease.
-		GroupView view = watchedView(member.group, deadline);
+		GroupView view = view(member.group, deadline);
 		boolean joined = false;
 		if (view == null || !view.isQueued(member.node)) {
 			enqueue(member, deadline);
@@ -913,17 +910,6 @@ public class ZookeeperLeaseStore
 	}
 
 	// Reading
-
-	/**
-	 * The group as {@link #view} reads it, or as its last read found it if the watch on
-	 * the base path says nothing under it changed since (see {@link WatchedGroups}). Not
-	 * after a write of this store's own whose effect the caller must see: its watch event
-	 * may come after its answer.
-	 */
-	private @Nullable GroupView watchedView(String group, long deadline) throws Exception {
-		GroupView view = this.watched.read(Set.of(group), isConnected(), deadline).get(group);
-		return (view != null) ? granted(group, view) : null;
-	}
 
 	private @Nullable GroupView view(String group, long deadline) throws Exception {
 		// One read-only multi-operation: the data first, then the queue (see GroupReads).

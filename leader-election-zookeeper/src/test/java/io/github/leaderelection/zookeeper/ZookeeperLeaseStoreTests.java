@@ -467,27 +467,6 @@ class ZookeeperLeaseStoreTests extends LeaseStoreContractTests {
 	}
 
 	/**
-	 * A follower that takes a released lease right after its read found it free (the
-	 * watch on the node ahead woke it) sends the check of its queue node's owner and the
-	 * grant, not a read of the group again: nothing under the group changed since.
-	 */
-	@Test
-	void takesALeaseItJustReadFreeWithoutReadingItAgain() throws Exception {
-		RequestCountingProxy proxy = countingProxy();
-		ZookeeperLeaseStore follower = store(client(proxy.connectString()));
-		ZookeeperLeaseStore leader = store(client(server.getConnectString()));
-		String group = newGroup();
-		Lease held = leader.tryAcquire(group, "b", LIVE, TIMEOUT).orElseThrow();
-		follower.join(group, "a", TIMEOUT);
-		leader.release(held, TIMEOUT);
-		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(follower.read(group, TIMEOUT).orElseThrow().holder()).isNull());
-		long before = settled(proxy);
-		assertThat(follower.tryAcquire(group, "a", LIVE, TIMEOUT)).isPresent();
-		assertThat(settled(proxy) - before).as("requests to take a lease just read free").isEqualTo(2);
-	}
-
-	/**
 	 * 3,000 leases, taken and renewed in batches as large as half a packet allows: each
 	 * batch holds its members' locks, four a stack frame.
 	 */

@@ -161,10 +161,8 @@ class OnlyOnLeaderInterceptorTests {
 			AtomicInteger finished = new AtomicInteger();
 			List<CompletableFuture<Void>> calls = new ArrayList<>();
 			for (int i = 0; i < threads; i++) {
-				calls.add(CompletableFuture.runAsync(() -> {
-					this.job.outerBlocking(started, release);
-					finished.incrementAndGet();
-				}, executor));
+				calls.add(
+						CompletableFuture.runAsync(() -> this.job.outerBlocking(started, release, finished), executor));
 			}
 			assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 			CompletableFuture<Void> closing = CompletableFuture.runAsync(this.engine::close);
@@ -324,9 +322,14 @@ class OnlyOnLeaderInterceptorTests {
 			return spinUntilInterrupted();
 		}
 
+		/**
+		 * Counts its end inside the leader-only call, which a shutdown waits for: counted
+		 * by the caller after the call returned, an end could come after the shutdown's.
+		 */
 		@OnlyOnLeader
-		public void outerBlocking(CountDownLatch started, CountDownLatch release) {
+		public void outerBlocking(CountDownLatch started, CountDownLatch release, AtomicInteger finished) {
 			this.self.innerBlocking(started, release);
+			finished.incrementAndGet();
 		}
 
 		@OnlyOnLeader
